@@ -1,0 +1,66 @@
+/*
+ * setop_kind.h
+ *	  The operations setops implements, shared by every layer.
+ *
+ * Plain C with no PostgreSQL or CUDA headers: included by the CPU engine,
+ * the PostgreSQL layer and the CUDA kernels alike.
+ */
+#ifndef SETOPS_SETOP_KIND_H
+#define SETOPS_SETOP_KIND_H
+
+/*
+ * Multiset operations with std::set_* semantics on sorted input: the i-th
+ * copy of a key in A pairs with the i-th copy in B (key-rank matching).
+ * With ca and cb copies of a key, the output holds
+ *   INTERSECT  min(ca, cb) copies, taken from A
+ *   UNION      max(ca, cb): A's ca copies, then B's copies ca..cb-1
+ *   DIFFERENCE max(ca - cb, 0): A's copies cb..ca-1
+ *   SYMDIFF    |ca - cb|: the unmatched copies of whichever side has more
+ *   MERGE      ca + cb: A's copies, then B's (a stable merge; used by
+ *              array_merge_agg)
+ */
+typedef enum SetopsOp
+{
+	SETOPS_OP_INTERSECT = 0,
+	SETOPS_OP_UNION = 1,
+	SETOPS_OP_DIFFERENCE = 2,
+	SETOPS_OP_SYMDIFF = 3,
+	SETOPS_OP_MERGE = 4
+} SetopsOp;
+
+#define SETOPS_OP_COUNT 5
+
+/* Key types the engines handle; the PostgreSQL layer maps int4/int8 here. */
+typedef enum SetopsKeyType
+{
+	SETOPS_KEY_INT32 = 0,
+	SETOPS_KEY_INT64 = 1
+} SetopsKeyType;
+
+/*
+ * Most outputs an operation can produce from na and nb inputs.  Outputs are
+ * written straight into buffers of this size (plus the engine's slack), so
+ * no operation ever counts first and writes second.
+ */
+static inline long long
+setop_output_bound(SetopsOp op, long long na, long long nb)
+{
+	switch (op)
+	{
+		case SETOPS_OP_INTERSECT:
+			return na < nb ? na : nb;
+		case SETOPS_OP_DIFFERENCE:
+			return na;
+		default:
+			return na + nb;
+	}
+}
+
+/* Values for pairs travel from A only for these operations. */
+static inline int
+setop_values_from_a_only(SetopsOp op)
+{
+	return op == SETOPS_OP_INTERSECT || op == SETOPS_OP_DIFFERENCE;
+}
+
+#endif							/* SETOPS_SETOP_KIND_H */

@@ -1,0 +1,109 @@
+/*
+ * engine.h
+ *	  The CPU engine: multiset operations, sort and distinct on sorted
+ *	  int32/int64 arrays.
+ *
+ * Plain C with no PostgreSQL headers, so the C unit tests and benchmarks
+ * link it directly.  The engine never allocates: callers pass every buffer
+ * (the PostgreSQL layer pallocs them, so an interrupt's longjmp leaks
+ * nothing).  Long work calls the interrupt hook between chunks.
+ */
+#ifndef SETOPS_CPU_ENGINE_H
+#define SETOPS_CPU_ENGINE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "../../common/setop_kind.h"
+
+/*
+ * Output buffers need this many elements beyond setop_output_bound(): the
+ * branch-free loops store speculatively one slot past the last output, and
+ * the SIMD paths store whole vectors.
+ */
+#define SETOPS_CPU_OUTPUT_SLACK 16
+
+/*
+ * Combined source positions: outputs taken from A report their position in
+ * A, outputs taken from B report na + their position in B.
+ */
+
+/* Run op on sorted a and b; returns the number of outputs.  out_keys must
+ * hold setop_output_bound() + SETOPS_CPU_OUTPUT_SLACK keys; out_pos, when
+ * not NULL, as many positions. */
+extern int64_t setops_cpu_setop_i32(SetopsOp op,
+									const int32_t *a, int64_t na,
+									const int32_t *b, int64_t nb,
+									int32_t *out_keys, int64_t *out_pos);
+extern int64_t setops_cpu_setop_i64(SetopsOp op,
+									const int64_t *a, int64_t na,
+									const int64_t *b, int64_t nb,
+									int64_t *out_keys, int64_t *out_pos);
+
+/*
+ * Split of a and b on diagonal d such that op on the two sides, outputs
+ * concatenated, equals op on the whole: the Balanced Path for set
+ * operations (see balanced_path.h), the merge path for SETOPS_OP_MERGE.  Sets
+ * *ai and *bi with *ai + *bi == d, or d + 1 on a starred diagonal.
+ */
+extern void setops_cpu_split_i32(SetopsOp op, const int32_t *a, int64_t na,
+								 const int32_t *b, int64_t nb, int64_t d,
+								 int64_t *ai, int64_t *bi);
+extern void setops_cpu_split_i64(SetopsOp op, const int64_t *a, int64_t na,
+								 const int64_t *b, int64_t nb, int64_t d,
+								 int64_t *ai, int64_t *bi);
+
+/* Position of the first element smaller than its predecessor, or -1. */
+extern int64_t setops_cpu_first_unsorted_i32(const int32_t *a, int64_t n);
+extern int64_t setops_cpu_first_unsorted_i64(const int64_t *a, int64_t n);
+
+/* Sort ascending in place; tmp must hold n elements. */
+extern void setops_cpu_sort_i32(int32_t *a, int64_t n, int32_t *tmp);
+extern void setops_cpu_sort_i64(int64_t *a, int64_t n, int64_t *tmp);
+
+/* Drop repeated keys of a sorted array in place; returns the new length. */
+extern int64_t setops_cpu_unique_i32(int32_t *a, int64_t n);
+extern int64_t setops_cpu_unique_i64(int64_t *a, int64_t n);
+
+/*
+ * Called between chunks of long work (about every million elements).  The
+ * PostgreSQL layer installs a function that runs CHECK_FOR_INTERRUPTS(),
+ * which may longjmp out of the engine; the engine holds no state that this
+ * could leave inconsistent.
+ */
+extern void setops_cpu_set_interrupt_hook(void (*hook) (void));
+
+/* Instruction sets the engine may use: the best the CPU has by default. */
+typedef enum SetopsSimdLevel
+{
+	SETOPS_SIMD_NONE = 0,
+	SETOPS_SIMD_AVX2 = 1
+} SetopsSimdLevel;
+
+extern SetopsSimdLevel setops_cpu_simd_detected(void);
+/* Cap the level used (tests and benchmarks compare paths); returns the
+ * level in effect, never above what the CPU has. */
+extern SetopsSimdLevel setops_cpu_set_simd_level(SetopsSimdLevel level);
+extern const char *setops_cpu_simd_name(void);
+
+/* Strategy thresholds, exposed for the unit tests. */
+#define SETOPS_CPU_GALLOP_RATIO 32			/* one side >= 32x smaller */
+#define SETOPS_CPU_CHUNK (1 << 20)			/* elements between hook calls */
+
+/*
+ * Strategy override for tests: force every call through one path so each is
+ * checked against the reference on the same inputs.
+ */
+typedef enum SetopsCpuPath
+{
+	SETOPS_PATH_AUTO = 0,
+	SETOPS_PATH_MERGE,		/* branch-free scalar merge */
+	SETOPS_PATH_GALLOP,		/* exponential search from the smaller side */
+	SETOPS_PATH_SIMD		/* SIMD windows (intersect/difference) */
+} SetopsCpuPath;
+
+extern void setops_cpu_force_path(SetopsCpuPath path);
+/* Chunk size override for tests (0 restores the default). */
+extern void setops_cpu_set_chunk(int64_t chunk);
+
+#endif							/* SETOPS_CPU_ENGINE_H */

@@ -1,0 +1,565 @@
+/*
+ * engine_test.c
+ *	  Unit tests of the CPU engine against an independent reference.
+ *
+ * The reference is the textbook formulation of std::set_intersection,
+ * set_union, set_difference, set_symmetric_difference and std::merge
+ * (branchy loops, one element at a time, no chunks, no galloping, no SIMD),
+ * recording which source position each output came from.  Every engine path
+ * (merge, gallop, SIMD, automatic; SIMD on and off; several chunk sizes) must
+ * reproduce keys and positions exactly, on random and adversarial inputs.
+ * Output buffers are poisoned and guarded: a write past the documented bound
+ * fails the test.
+ *
+ * Prints "N passed, N failed"; exits non-zero on any failure.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../extension/cpu/engine.h"
+
+static long passed = 0;
+static long failed = 0;
+
+#define CHECK(cond, ...)										\
+	do {														\
+		if (cond)												\
+			passed++;											\
+		else													\
+		{														\
+			failed++;											\
+			if (failed <= 30)									\
+			{													\
+				fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
+				fprintf(stderr, __VA_ARGS__);					\
+				fputc('\n', stderr);							\
+			}													\
+		}														\
+	} while (0)
+
+static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
+static const char *path_names[] = {"auto", "merge", "gallop", "simd"};
+
+/* xorshift64*: deterministic across platforms */
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint64_t
+rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+static int64_t
+rnd_range(int64_t lo, int64_t hi)	/* inclusive */
+{
+	uint64_t	span = (uint64_t) (hi - lo) + 1;
+
+	if (span == 0)
+		return (int64_t) rnd();
+	return lo + (int64_t) (rnd() % span);
+}
+
+#define GUARD 64
+#define POISON32 0x5A5A5A5A
+#define POISON64 0x5A5A5A5A5A5A5A5ALL
+
+/* ---- reference: the textbook loops, instantiated per key type ---- */
+
+#define DEFINE_REFERENCE(SFX, KEY)												\
+static int64_t																	\
+ref_##SFX(SetopsOp op, const KEY *a, int64_t na, const KEY *b, int64_t nb,		\
+		  KEY *out, int64_t *pos)												\
+{																				\
+	int64_t		i = 0, j = 0, k = 0;											\
+	while (i < na && j < nb)													\
+	{																			\
+		if (a[i] < b[j])														\
+		{																		\
+			if (op != SETOPS_OP_INTERSECT)											\
+			{ out[k] = a[i]; pos[k] = i; k++; }									\
+			i++;																\
+		}																		\
+		else if (b[j] < a[i])													\
+		{																		\
+			if (op == SETOPS_OP_UNION || op == SETOPS_OP_SYMDIFF || op == SETOPS_OP_MERGE)	\
+			{ out[k] = b[j]; pos[k] = na + j; k++; }							\
+			j++;																\
+		}																		\
+		else if (op == SETOPS_OP_MERGE)												\
+		{ out[k] = a[i]; pos[k] = i; k++; i++; }								\
+		else																	\
+		{																		\
+			if (op == SETOPS_OP_INTERSECT || op == SETOPS_OP_UNION)						\
+			{ out[k] = a[i]; pos[k] = i; k++; }									\
+			i++;																\
+			j++;																\
+		}																		\
+	}																			\
+	if (op != SETOPS_OP_INTERSECT)													\
+		for (; i < na; i++)														\
+		{ out[k] = a[i]; pos[k] = i; k++; }										\
+	if (op == SETOPS_OP_UNION || op == SETOPS_OP_SYMDIFF || op == SETOPS_OP_MERGE)			\
+		for (; j < nb; j++)														\
+		{ out[k] = b[j]; pos[k] = na + j; k++; }								\
+	return k;																	\
+}
+
+DEFINE_REFERENCE(i32, int32_t)
+DEFINE_REFERENCE(i64, int64_t)
+
+/* Count-based check, independent of the loops: with ca and cb copies of a
+ * key, min / max / ca-cb / |ca-cb| / ca+cb copies. */
+#define DEFINE_COUNT_CHECK(SFX, KEY)											\
+static int																		\
+count_check_##SFX(SetopsOp op, const KEY *a, int64_t na, const KEY *b,		\
+				  int64_t nb, const KEY *out, int64_t n)						\
+{																				\
+	int64_t		i = 0, j = 0, k = 0;											\
+	while (i < na || j < nb)													\
+	{																			\
+		KEY			x;															\
+		int64_t		ca = 0, cb = 0, co = 0, want;								\
+		if (j >= nb || (i < na && a[i] <= b[j])) x = a[i]; else x = b[j];		\
+		while (i < na && a[i] == x) { i++; ca++; }								\
+		while (j < nb && b[j] == x) { j++; cb++; }								\
+		switch (op)																\
+		{																		\
+			case SETOPS_OP_INTERSECT: want = ca < cb ? ca : cb; break;				\
+			case SETOPS_OP_UNION: want = ca > cb ? ca : cb; break;					\
+			case SETOPS_OP_DIFFERENCE: want = ca > cb ? ca - cb : 0; break;			\
+			case SETOPS_OP_SYMDIFF: want = ca > cb ? ca - cb : cb - ca; break;		\
+			default: want = ca + cb; break;										\
+		}																		\
+		while (k < n && out[k] == x) { k++; co++; }								\
+		if (co != want) return 0;												\
+	}																			\
+	return k == n;																\
+}
+
+DEFINE_COUNT_CHECK(i32, int32_t)
+DEFINE_COUNT_CHECK(i64, int64_t)
+
+static int
+cmp_i32(const void *x, const void *y)
+{
+	int32_t		a = *(const int32_t *) x,
+				b = *(const int32_t *) y;
+
+	return (a > b) - (a < b);
+}
+
+static int
+cmp_i64(const void *x, const void *y)
+{
+	int64_t		a = *(const int64_t *) x,
+				b = *(const int64_t *) y;
+
+	return (a > b) - (a < b);
+}
+
+/* ---- input generators ---- */
+
+typedef enum Shape
+{
+	SHAPE_UNIFORM_WIDE,			/* few duplicates */
+	SHAPE_UNIFORM_NARROW,		/* about two copies per key and more */
+	SHAPE_TINY_RANGE,			/* heavy duplicates: keys in [0, 8) */
+	SHAPE_LONG_RUNS,			/* runs of hundreds to thousands */
+	SHAPE_ALL_EQUAL,
+	SHAPE_EXTREMES,				/* min / max of the type and neighbours */
+	SHAPE_CLUSTERED,			/* dense blocks far apart */
+	SHAPE_COUNT
+} Shape;
+
+static const char *shape_names[] = {"wide", "narrow", "tiny-range", "long-runs",
+"all-equal", "extremes", "clustered"};
+
+#define DEFINE_GEN(SFX, KEY, KMIN, KMAX)										\
+static void																		\
+gen_##SFX(KEY *v, int64_t n, Shape shape, int64_t salt)						\
+{																				\
+	int64_t		i = 0;															\
+	switch (shape)																\
+	{																			\
+		case SHAPE_UNIFORM_WIDE:												\
+			for (i = 0; i < n; i++) v[i] = (KEY) rnd_range(KMIN, KMAX);			\
+			break;																\
+		case SHAPE_UNIFORM_NARROW:												\
+			for (i = 0; i < n; i++) v[i] = (KEY) rnd_range(0, n / 2 + 1);		\
+			break;																\
+		case SHAPE_TINY_RANGE:													\
+			for (i = 0; i < n; i++) v[i] = (KEY) rnd_range(0, 7);				\
+			break;																\
+		case SHAPE_LONG_RUNS:													\
+			while (i < n)														\
+			{																	\
+				KEY			x = (KEY) rnd_range(-50, 50);						\
+				int64_t		run = rnd_range(1, 3000);							\
+				for (; run > 0 && i < n; run--) v[i++] = x;						\
+			}																	\
+			break;																\
+		case SHAPE_ALL_EQUAL:													\
+			for (i = 0; i < n; i++) v[i] = (KEY) (salt & 1);					\
+			break;																\
+		case SHAPE_EXTREMES:													\
+			{																	\
+				const KEY	pool[] = {KMIN, KMIN + 1, -1, 0, 1, KMAX - 1, KMAX};	\
+				for (i = 0; i < n; i++) v[i] = pool[rnd() % 7];					\
+			}																	\
+			break;																\
+		case SHAPE_CLUSTERED:													\
+			while (i < n)														\
+			{																	\
+				KEY			base = (KEY) rnd_range(KMIN / 2, KMAX / 2);			\
+				int64_t		len = rnd_range(1, 5000);							\
+				for (; len > 0 && i < n; len--)									\
+					v[i++] = (KEY) (base + rnd_range(0, 20000));				\
+			}																	\
+			break;																\
+		default:																\
+			break;																\
+	}																			\
+	qsort(v, n, sizeof(KEY), cmp_##SFX);										\
+}
+
+DEFINE_GEN(i32, int32_t, INT32_MIN, INT32_MAX)
+DEFINE_GEN(i64, int64_t, INT64_MIN, INT64_MAX)
+
+/* ---- one comparison of the engine with the reference ---- */
+
+#define DEFINE_RUN_CASE(SFX, KEY, POISON)										\
+static void																		\
+run_case_##SFX(SetopsOp op, const KEY *a, int64_t na, const KEY *b,			\
+			   int64_t nb, const char *what)									\
+{																				\
+	int64_t		bound = setop_output_bound(op, na, nb);							\
+	int64_t		cap = bound + SETOPS_CPU_OUTPUT_SLACK;							\
+	KEY		   *ref = malloc((bound + 1) * sizeof(KEY));						\
+	int64_t    *ref_pos = malloc((bound + 1) * sizeof(int64_t));				\
+	KEY		   *out = malloc((cap + GUARD) * sizeof(KEY));						\
+	int64_t    *pos = malloc((cap + GUARD) * sizeof(int64_t));					\
+	int64_t		nref = ref_##SFX(op, a, na, b, nb, ref, ref_pos);				\
+	int			path, with_pos, g;												\
+																				\
+	CHECK(count_check_##SFX(op, a, na, b, nb, ref, nref),						\
+		  "reference disagrees with counts: %s %s", op_names[op], what);		\
+	for (path = SETOPS_PATH_AUTO; path <= SETOPS_PATH_SIMD; path++)				\
+		for (with_pos = 0; with_pos < 2; with_pos++)							\
+		{																		\
+			int64_t		n, t, bad = -1, guard_ok = 1;							\
+			for (t = 0; t < cap + GUARD; t++) { out[t] = (KEY) POISON; pos[t] = -7; }	\
+			setops_cpu_force_path((SetopsCpuPath) path);						\
+			n = setops_cpu_setop_##SFX(op, a, na, b, nb, out,					\
+									   with_pos ? pos : NULL);					\
+			setops_cpu_force_path(SETOPS_PATH_AUTO);							\
+			for (t = 0; t < n && t < nref && bad < 0; t++)						\
+				if (out[t] != ref[t] || (with_pos && pos[t] != ref_pos[t]))		\
+					bad = t;													\
+			for (g = 0; g < GUARD; g++)											\
+				if (out[cap + g] != (KEY) POISON || pos[cap + g] != -7)			\
+					guard_ok = 0;												\
+			CHECK(n == nref && bad < 0 && guard_ok,								\
+				  "%s %s path=%s pos=%d na=%" PRId64 " nb=%" PRId64				\
+				  ": n=%" PRId64 " want %" PRId64 ", first bad %" PRId64 "%s",	\
+				  op_names[op], what, path_names[path], with_pos, na, nb,		\
+				  n, nref, bad, guard_ok ? "" : ", wrote past the bound");		\
+		}																		\
+	free(ref); free(ref_pos); free(out); free(pos);								\
+}
+
+DEFINE_RUN_CASE(i32, int32_t, POISON32)
+DEFINE_RUN_CASE(i64, int64_t, POISON64)
+
+/* Every split on every diagonal must be consistent: the op on the two
+ * halves, concatenated, equals the op on the whole. */
+#define DEFINE_SPLIT_CASE(SFX, KEY)												\
+static void																		\
+split_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
+				 const char *what)												\
+{																				\
+	int64_t		d, step = (na + nb) / 97 + 1;									\
+	int			op;																\
+	KEY		   *whole = malloc((na + nb + SETOPS_CPU_OUTPUT_SLACK) * sizeof(KEY));	\
+	KEY		   *parts = malloc((na + nb + SETOPS_CPU_OUTPUT_SLACK) * sizeof(KEY));	\
+	int64_t    *wpos = malloc((na + nb + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64_t)); \
+	int64_t    *ppos = malloc((na + nb + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64_t)); \
+	for (d = 0; d <= na + nb; d += (d < 40 ? 1 : step))							\
+		for (op = 0; op < SETOPS_OP_COUNT; op++)								\
+		{																		\
+			int64_t		ai, bi, nw, n1, n2, t, same;							\
+			int			ok_bounds;												\
+			setops_cpu_split_##SFX((SetopsOp) op, a, na, b, nb, d, &ai, &bi);	\
+			ok_bounds = ai >= 0 && ai <= na && bi >= 0 && bi <= nb &&			\
+				(ai + bi == d || (ai + bi == d + 1 && op != SETOPS_OP_MERGE));		\
+			CHECK(ok_bounds, "split %s %s d=%" PRId64 ": (%" PRId64 ", %" PRId64 ")", \
+				  what, op_names[op], d, ai, bi);								\
+			if (!ok_bounds)														\
+				continue;														\
+			nw = ref_##SFX((SetopsOp) op, a, na, b, nb, whole, wpos);			\
+			n1 = ref_##SFX((SetopsOp) op, a, ai, b, bi, parts, ppos);			\
+			n2 = ref_##SFX((SetopsOp) op, a + ai, na - ai, b + bi, nb - bi,	\
+						   parts + n1, ppos + n1);								\
+			same = (n1 + n2 == nw);												\
+			for (t = 0; same && t < nw; t++)									\
+			{																	\
+				int64_t		p = ppos[t];										\
+				/* map the halves' positions back to whole-array positions */	\
+				if (t < n1)														\
+					p = p < ai ? p : na + (p - ai);								\
+				else															\
+					p = p < na - ai ? ai + p : na + bi + (p - (na - ai));		\
+				same = parts[t] == whole[t] && p == wpos[t];					\
+			}																	\
+			CHECK(same, "split %s %s d=%" PRId64 " (%" PRId64 ", %" PRId64 ") not consistent", \
+				  what, op_names[op], d, ai, bi);								\
+		}																		\
+	free(whole); free(parts); free(wpos); free(ppos);							\
+}
+
+DEFINE_SPLIT_CASE(i32, int32_t)
+DEFINE_SPLIT_CASE(i64, int64_t)
+
+#define DEFINE_SORT_CASE(SFX, KEY)												\
+static void																		\
+sort_case_##SFX(int64_t n, Shape shape)											\
+{																				\
+	KEY		   *v = malloc((n + 1) * sizeof(KEY));								\
+	KEY		   *w = malloc((n + 1) * sizeof(KEY));								\
+	KEY		   *tmp = malloc((n + 1) * sizeof(KEY));							\
+	int64_t		i, u, ref_u, first_bad;											\
+	gen_##SFX(v, n, shape, n);													\
+	/* shuffle, keeping a sorted copy as the reference */						\
+	memcpy(w, v, n * sizeof(KEY));												\
+	for (i = n - 1; i > 0; i--)													\
+	{																			\
+		int64_t		r = (int64_t) (rnd() % (uint64_t) (i + 1));					\
+		KEY			t = v[i]; v[i] = v[r]; v[r] = t;							\
+	}																			\
+	/* sortedness check agrees with a plain scan */								\
+	first_bad = -1;																\
+	for (i = 1; i < n && first_bad < 0; i++)									\
+		if (v[i] < v[i - 1]) first_bad = i;										\
+	CHECK(setops_cpu_first_unsorted_##SFX(v, n) == first_bad,					\
+		  "first_unsorted %s n=%" PRId64, shape_names[shape], n);				\
+	setops_cpu_sort_##SFX(v, n, tmp);											\
+	CHECK(n == 0 || memcmp(v, w, n * sizeof(KEY)) == 0,							\
+		  "sort %s n=%" PRId64, shape_names[shape], n);							\
+	CHECK(setops_cpu_first_unsorted_##SFX(v, n) == -1,							\
+		  "sorted output reported unsorted %s n=%" PRId64, shape_names[shape], n);	\
+	ref_u = n > 0;																\
+	for (i = 1; i < n; i++)														\
+		ref_u += (w[i] != w[i - 1]);											\
+	u = setops_cpu_unique_##SFX(v, n);											\
+	CHECK(u == ref_u, "unique count %s n=%" PRId64, shape_names[shape], n);		\
+	for (i = 1; i < u; i++)														\
+		if (!(v[i - 1] < v[i])) break;											\
+	CHECK(u < 2 || i == u, "unique not strictly increasing %s", shape_names[shape]);	\
+	free(v); free(w); free(tmp);												\
+}
+
+DEFINE_SORT_CASE(i32, int32_t)
+DEFINE_SORT_CASE(i64, int64_t)
+
+/* ---- the worked example and fixed cases ---- */
+
+static void
+worked_example(void)
+{
+	const int32_t a[] = {1, 1, 2, 3, 3, 3, 5, 6, 6, 6, 6, 7, 7, 8, 8, 9};
+	const int32_t b[] = {1, 2, 2, 3, 3, 3, 3, 6, 6, 6, 6, 8};
+	const int32_t want[] = {1, 2, 3, 3, 3, 6, 6, 6, 6, 8};
+	int32_t		out[16 + 12 + SETOPS_CPU_OUTPUT_SLACK];
+	int64_t		pos[16 + 12 + SETOPS_CPU_OUTPUT_SLACK];
+	int64_t		n = setops_cpu_setop_i32(SETOPS_OP_INTERSECT, a, 16, b, 12, out, pos);
+
+	CHECK(n == 10 && memcmp(out, want, sizeof(want)) == 0,
+		  "worked example intersection");
+	/* taken from A: the first copies of each key */
+	CHECK(pos[0] == 0 && pos[1] == 2 && pos[2] == 3 && pos[9] == 13,
+		  "worked example positions");
+}
+
+static void
+random_cases(int rounds)
+{
+	/* sizes around the chunk, SIMD widths and small powers of two */
+	static const int64_t sizes[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33,
+		100, 255, 256, 257, 1000, 1023, 1024, 1025, 5000};
+	int			nsizes = sizeof(sizes) / sizeof(sizes[0]);
+	int			r;
+
+	for (r = 0; r < rounds; r++)
+	{
+		int64_t		na = sizes[rnd() % nsizes],
+					nb = sizes[rnd() % nsizes];
+		Shape		sa = (Shape) (rnd() % SHAPE_COUNT),
+					sb = rnd() % 3 == 0 ? sa : (Shape) (rnd() % SHAPE_COUNT);
+		int32_t    *a32,
+				   *b32;
+		int64_t    *a64,
+				   *b64;
+		char		what[96];
+		int			op;
+
+		/* skewed sizes send the automatic path to galloping */
+		if (r % 5 == 0)
+			nb = na * (SETOPS_CPU_GALLOP_RATIO + rnd() % 40) + 1;
+		a32 = malloc((na + 1) * sizeof(int32_t));
+		b32 = malloc((nb + 1) * sizeof(int32_t));
+		a64 = malloc((na + 1) * sizeof(int64_t));
+		b64 = malloc((nb + 1) * sizeof(int64_t));
+		gen_i32(a32, na, sa, r);
+		gen_i32(b32, nb, sb, r + 1);
+		gen_i64(a64, na, sa, r);
+		gen_i64(b64, nb, sb, r + 1);
+		snprintf(what, sizeof(what), "round %d %s/%s", r, shape_names[sa], shape_names[sb]);
+
+		/* small chunks put chunk boundaries inside duplicate runs */
+		setops_cpu_set_chunk(r % 3 == 0 ? 1 + (int64_t) (rnd() % 64) : 0);
+		for (op = 0; op < SETOPS_OP_COUNT; op++)
+		{
+			run_case_i32((SetopsOp) op, a32, na, b32, nb, what);
+			run_case_i32((SetopsOp) op, b32, nb, a32, na, what);
+			run_case_i64((SetopsOp) op, a64, na, b64, nb, what);
+			run_case_i64((SetopsOp) op, b64, nb, a64, na, what);
+		}
+		setops_cpu_set_chunk(0);
+		if (r % 4 == 0 && na + nb < 20000)
+		{
+			split_case_i32(a32, na, b32, nb, what);
+			split_case_i64(a64, na, b64, nb, what);
+		}
+		free(a32);
+		free(b32);
+		free(a64);
+		free(b64);
+	}
+}
+
+/* Duplicate runs far longer than a chunk, and all-equal inputs. */
+static void
+long_run_cases(void)
+{
+	int64_t		n = 3 * (int64_t) SETOPS_CPU_CHUNK + 5;
+	int32_t    *a = malloc(n * sizeof(int32_t));
+	int32_t    *b = malloc(n * sizeof(int32_t));
+	int64_t		i;
+	int			op;
+
+	for (i = 0; i < n; i++)
+	{
+		a[i] = i < n / 2 ? 7 : 9;
+		b[i] = i < n / 3 ? 7 : (i < n - 10 ? 8 : 9);
+	}
+	for (op = 0; op < SETOPS_OP_COUNT; op++)
+	{
+		run_case_i32((SetopsOp) op, a, n, b, n - 3, "runs longer than a chunk");
+		run_case_i32((SetopsOp) op, a, n, a, n, "all-equal halves");
+	}
+	free(a);
+	free(b);
+}
+
+/* Large random inputs: the chunked, SIMD and automatic paths agree with
+ * the reference across many chunk boundaries. */
+static void
+large_cases(void)
+{
+	int64_t		n = 2500000;
+	int32_t    *a = malloc(n * sizeof(int32_t));
+	int32_t    *b = malloc(n * sizeof(int32_t));
+	int64_t    *a64 = malloc(n * sizeof(int64_t));
+	int64_t    *b64 = malloc(n * sizeof(int64_t));
+	int			op;
+
+	gen_i32(a, n, SHAPE_UNIFORM_NARROW, 1);
+	gen_i32(b, n - 1, SHAPE_UNIFORM_NARROW, 2);
+	gen_i64(a64, n, SHAPE_UNIFORM_NARROW, 1);
+	gen_i64(b64, n - 17, SHAPE_CLUSTERED, 2);
+	for (op = 0; op < SETOPS_OP_COUNT; op++)
+	{
+		run_case_i32((SetopsOp) op, a, n, b, n - 1, "large narrow");
+		run_case_i64((SetopsOp) op, a64, n, b64, n - 17, "large mixed");
+	}
+	free(a);
+	free(b);
+	free(a64);
+	free(b64);
+}
+
+static int	hook_calls = 0;
+
+static void
+count_hook(void)
+{
+	hook_calls++;
+}
+
+static void
+interrupt_hook_case(void)
+{
+	int64_t		n = 4 * (int64_t) SETOPS_CPU_CHUNK;
+	int32_t    *a = malloc(n * sizeof(int32_t));
+	int32_t    *out = malloc((2 * n + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int32_t));
+	int32_t    *tmp = malloc(n * sizeof(int32_t));
+	int64_t		i;
+
+	for (i = 0; i < n; i++)
+		a[i] = (int32_t) i;
+	setops_cpu_set_interrupt_hook(count_hook);
+	setops_cpu_setop_i32(SETOPS_OP_UNION, a, n, a, n, out, NULL);
+	CHECK(hook_calls >= 7, "interrupt hook called %d times over 8 chunks", hook_calls);
+	hook_calls = 0;
+	for (i = 0; i < n; i++)
+		a[i] = (int32_t) (rnd() & 0xffffff);
+	setops_cpu_sort_i32(a, n, tmp);
+	CHECK(hook_calls >= 4, "interrupt hook called %d times while sorting", hook_calls);
+	setops_cpu_set_interrupt_hook(NULL);
+	free(a);
+	free(out);
+	free(tmp);
+}
+
+static void
+sort_cases(void)
+{
+	static const int64_t sizes[] = {0, 1, 2, 63, 64, 65, 1000, 100000};
+	int			s,
+				shape;
+
+	for (s = 0; s < (int) (sizeof(sizes) / sizeof(sizes[0])); s++)
+		for (shape = 0; shape < SHAPE_COUNT; shape++)
+		{
+			sort_case_i32(sizes[s], (Shape) shape);
+			sort_case_i64(sizes[s], (Shape) shape);
+		}
+}
+
+int
+main(int argc, char **argv)
+{
+	int			rounds = argc > 1 ? atoi(argv[1]) : 400;
+	int			level;
+
+	printf("engine_test: CPU SIMD detected: %s\n",
+		   setops_cpu_simd_detected() == SETOPS_SIMD_AVX2 ? "avx2" : "none");
+	for (level = setops_cpu_simd_detected(); level >= SETOPS_SIMD_NONE; level--)
+	{
+		setops_cpu_set_simd_level((SetopsSimdLevel) level);
+		printf("engine_test: running with %s\n", setops_cpu_simd_name());
+		worked_example();
+		random_cases(rounds);
+		long_run_cases();
+		large_cases();
+		sort_cases();
+	}
+	interrupt_hook_case();
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
