@@ -1,0 +1,84 @@
+# setops: PGXS build.
+#
+#   make                 build (with CUDA when nvcc is found)
+#   make WITH_CUDA=no    CPU-only build: same behaviour, no devices
+#   make install         install into pg_config's directories
+#   make installcheck    pg_regress suites (against a running server)
+#   make unittest        C unit tests of the CPU engine
+#
+# CUDA_HOME (default /usr/local/cuda) locates nvcc.  gpu/*.cu are compiled
+# for sm_80 and sm_90 plus PTX into a static archive that is linked, with
+# the static CUDA runtime, into setops.so: the library loads on machines
+# without a GPU driver.  The archive is linked through SHLIB_LINK rather
+# than OBJS so that PGXS does not try to make LLVM bitcode of CUDA objects.
+
+EXTENSION = setops
+MODULE_big = setops
+DATA = extension/setops--0.1.sql
+PGFILEDESC = "setops - GPU-accelerated multiset operations on sorted integer arrays"
+
+OBJS = \
+	extension/setops.o \
+	extension/array_io.o \
+	extension/dispatch.o \
+	extension/setop_funcs.o \
+	extension/sort_funcs.o \
+	extension/agg_funcs.o \
+	extension/device_funcs.o \
+	extension/cpu/setop_engine.o \
+	extension/cpu/simd_avx2.o \
+	extension/cpu/sort.o
+
+REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_devices
+
+PG_CONFIG ?= pg_config
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+WITH_CUDA ?= $(if $(wildcard $(NVCC)),yes,no)
+
+ENGINE_SRCS = extension/cpu/setop_engine.c extension/cpu/simd_avx2.c extension/cpu/sort.c
+ENGINE_HDRS = $(wildcard extension/cpu/*.h common/*.h)
+
+ifeq ($(WITH_CUDA),yes)
+GPU_LIB = gpu/libsetops_gpu.a
+CU_SRCS = $(wildcard gpu/*.cu)
+CU_OBJS = $(CU_SRCS:.cu=.o)
+NVCC_FLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
+	-gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+SHLIB_LINK += $(GPU_LIB) -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread \
+	-Wl,--exclude-libs,libcudart_static.a
+else
+OBJS += gpu/gpu_stub.o
+endif
+
+EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/bench/engine_bench
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(OBJS): $(ENGINE_HDRS) extension/setops.h gpu/setops_gpu.h
+
+ifeq ($(WITH_CUDA),yes)
+$(shlib): $(GPU_LIB)
+
+$(GPU_LIB): $(CU_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+gpu/%.o: gpu/%.cu $(wildcard gpu/*.h gpu/*.cuh common/*.h)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+endif
+
+# C unit tests of the CPU engine: no PostgreSQL needed.
+test/unit/engine_test: test/unit/engine_test.c $(ENGINE_SRCS) $(ENGINE_HDRS)
+	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
+
+unittest: test/unit/engine_test
+	test/unit/engine_test
+
+test/bench/engine_bench: test/bench/engine_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS)
+	$(CC) -O2 -Wall -o $@ test/bench/engine_bench.c $(ENGINE_SRCS)
+
+.PHONY: unittest

@@ -1,0 +1,229 @@
+/*
+ * dispatch.c
+ *	  Where an operation runs: the CPU engine or the GPU.
+ *
+ * setops.device = cpu     always the CPU engine;
+ *                 gpu     always the GPU; ERROR when none is usable or the
+ *                         GPU fails (with the CUDA error text);
+ *                 auto    the GPU from setops.gpu_min_elements elements on
+ *                         (inputs summed), when one is usable; any GPU
+ *                         failure falls back to the CPU engine, logged once
+ *                         per backend at LOG and afterwards at DEBUG1.
+ * Both sides give identical results; users never see two behaviours.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "setops.h"
+#include "cpu/engine.h"
+#include "../gpu/setops_gpu.h"
+
+static bool gpu_failure_logged = false;
+
+/* Is the GPU to run this?  ERRORs in gpu mode when none is usable. */
+bool
+setops_gpu_usable(const char *fname, int64 nelems)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	switch ((SetopsDevice) setops_device)
+	{
+		case SETOPS_DEVICE_CPU:
+			return false;
+		case SETOPS_DEVICE_AUTO:
+			/* small inputs never initialise CUDA */
+			if (nelems < setops_gpu_min_elements)
+				return false;
+			return setops_gpu_device_count(errbuf, sizeof(errbuf)) > 0;
+		case SETOPS_DEVICE_GPU:
+			if (setops_gpu_device_count(errbuf, sizeof(errbuf)) > 0)
+				return true;
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("%s: setops.device is \"gpu\" but no GPU is usable", fname),
+					 errdetail("%s", errbuf),
+					 errhint("Set setops.device to \"auto\" or \"cpu\" to use the CPU engine.")));
+	}
+	return false;
+}
+
+/*
+ * A GPU call did not succeed.  Returns to let the CPU answer (auto), or
+ * raises an ERROR (gpu mode, or a cancel).
+ */
+static void
+gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
+{
+	if (status == SETOPS_GPU_CANCELLED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* the interrupt was consumed elsewhere: treat as a failure */
+	}
+	if (setops_device == SETOPS_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(status == SETOPS_GPU_OUT_OF_MEMORY ?
+						 ERRCODE_OUT_OF_MEMORY : ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("%s: the GPU failed: %s", fname, errbuf),
+				 errhint("Set setops.device to \"auto\" to fall back to the CPU engine.")));
+	ereport(gpu_failure_logged ? DEBUG1 : LOG,
+			(errmsg("setops: %s fell back to the CPU engine: %s", fname, errbuf)));
+	gpu_failure_logged = true;
+}
+
+/* On the GPU; false when the CPU must answer instead. */
+static bool
+gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+		  void *out_keys, int64 *out_pos, int64 *n)
+{
+	SetopsGpuSetopArgs args;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+
+	memset(&args, 0, sizeof(args));
+	args.op = op;
+	args.key_type = a->type;
+	args.a = a->data;
+	args.na = a->n;
+	args.b = b->data;
+	args.nb = b->n;
+	args.out_keys = out_keys;
+	args.out_pos = out_pos;
+	status = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+	if (status != SETOPS_GPU_OK)
+	{
+		gpu_failed(fname, status, errbuf);
+		return false;
+	}
+	/* the device checked the order of the inputs while loading them */
+	if (args.unsorted_arg != 0)
+		setops_report_unsorted(fname, args.unsorted_arg == 1 ? a : b,
+							   args.unsorted_pos);
+	a->sorted_known = b->sorted_known = true;
+	*n = args.out_count;
+	return true;
+}
+
+int64
+setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+				 void *out_keys, int64 *out_pos)
+{
+	int64		n;
+
+	Assert(a->type == b->type);
+	if (setops_gpu_usable(fname, a->n + b->n) &&
+		gpu_setop(fname, op, a, b, out_keys, out_pos, &n))
+		return n;
+
+	setops_require_sorted(fname, a);
+	setops_require_sorted(fname, b);
+	if (a->type == SETOPS_KEY_INT64)
+		return setops_cpu_setop_i64(op, a->data, a->n, b->data, b->n,
+									out_keys, out_pos);
+	return setops_cpu_setop_i32(op, a->data, a->n, b->data, b->n,
+								out_keys, out_pos);
+}
+
+int64
+setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
+				bool distinct)
+{
+	void	   *tmp;
+
+	if (n < 2)
+		return n;
+	if (setops_gpu_usable(fname, n))
+	{
+		char		errbuf[SETOPS_GPU_ERRLEN];
+		int64		m = n;
+		SetopsGpuStatus status = setops_gpu_sort(type, keys, &m, distinct,
+												 errbuf, sizeof(errbuf));
+
+		if (status == SETOPS_GPU_OK)
+			return m;
+		gpu_failed(fname, status, errbuf);
+	}
+
+	tmp = palloc_extended(n * setops_key_size(type), MCXT_ALLOC_HUGE);
+	if (type == SETOPS_KEY_INT64)
+	{
+		setops_cpu_sort_i64(keys, n, tmp);
+		if (distinct)
+			n = setops_cpu_unique_i64(keys, n);
+	}
+	else
+	{
+		setops_cpu_sort_i32(keys, n, tmp);
+		if (distinct)
+			n = setops_cpu_unique_i32(keys, n);
+	}
+	pfree(tmp);
+	return n;
+}
+
+/*
+ * Pairs: keys and their values.  The CPU engine reports each output's
+ * source position and the values are gathered by position, one chunk of
+ * the inputs at a time (chunks end on key-rank-consistent splits), so the
+ * position buffer stays small however large the inputs.
+ */
+#define PAIRS_CHUNK ((int64) 1 << 20)
+
+int64
+setops_run_setop_pairs(const char *fname, SetopsOp op,
+					   SetopsKeys *a, const SetopsValues *av,
+					   SetopsKeys *b, const SetopsValues *bv,
+					   void *out_keys, char *out_vals)
+{
+	/* a chunk holds at most PAIRS_CHUNK + 1 inputs (starred diagonals) */
+	int64		bound = Min(a->n + b->n, PAIRS_CHUNK + 1);
+	int64	   *pos = palloc((bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64));
+	int64		ai = 0,
+				bi = 0,
+				d = 0,
+				k = 0;
+
+	setops_require_sorted(fname, a);
+	setops_require_sorted(fname, b);
+	while (ai < a->n || bi < b->n)
+	{
+		int64		a_end,
+					b_end,
+					m;
+		SetopsValues avc = *av,
+					bvc = *bv;
+
+		d += PAIRS_CHUNK;
+		if (d >= a->n + b->n)
+		{
+			a_end = a->n;
+			b_end = b->n;
+		}
+		else if (a->type == SETOPS_KEY_INT64)
+			setops_cpu_split_i64(op, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
+		else
+			setops_cpu_split_i32(op, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
+
+		if (a->type == SETOPS_KEY_INT64)
+			m = setops_cpu_setop_i64(op, (const int64 *) a->data + ai, a_end - ai,
+									 (const int64 *) b->data + bi, b_end - bi,
+									 (int64 *) out_keys + k, pos);
+		else
+			m = setops_cpu_setop_i32(op, (const int32 *) a->data + ai, a_end - ai,
+									 (const int32 *) b->data + bi, b_end - bi,
+									 (int32 *) out_keys + k, pos);
+
+		/* this chunk's values: positions are relative to the chunk */
+		avc.data = av->data + ai * av->stride;
+		avc.n = a_end - ai;
+		bvc.data = bv->data + bi * bv->stride;
+		setops_gather_values(out_vals + k * av->stride, pos, m, &avc, &bvc);
+
+		k += m;
+		ai = a_end;
+		bi = b_end;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(pos);
+	return k;
+}

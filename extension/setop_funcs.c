@@ -1,0 +1,93 @@
+/*
+ * setop_funcs.c
+ *	  SQL entry points of the four multiset operations, keys and pairs.
+ *
+ * One C function serves the int4[] and int8[] declarations of each SQL
+ * function: the key type is read from the arrays.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/array.h"
+
+#include "setops.h"
+
+PG_FUNCTION_INFO_V1(setops_intersect);
+PG_FUNCTION_INFO_V1(setops_union);
+PG_FUNCTION_INFO_V1(setops_difference);
+PG_FUNCTION_INFO_V1(setops_symdiff);
+PG_FUNCTION_INFO_V1(setops_intersect_pairs);
+PG_FUNCTION_INFO_V1(setops_union_pairs);
+PG_FUNCTION_INFO_V1(setops_difference_pairs);
+PG_FUNCTION_INFO_V1(setops_symdiff_pairs);
+
+static Datum
+setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
+{
+	SetopsKeys	a,
+				b;
+	SetopsResult res;
+	int64		n;
+
+	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, true, &a);
+	setops_read_keys(PG_GETARG_DATUM(1), 2, fname, true, &b);
+	setops_result_alloc(&res, setops_key_elemtype(a.type), setops_key_size(a.type),
+						setop_output_bound(op, a.n, b.n), fname);
+	n = setops_run_setop(fname, op, &a, &b, res.data, NULL);
+	PG_RETURN_DATUM(setops_result_finish(&res, n, fname));
+}
+
+/* (a keys, a values, b keys, b values) -> record (keys, vals) */
+static Datum
+setop_pairs(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
+{
+	TupleDesc	tupdesc;
+	SetopsKeys	a,
+				b;
+	SetopsValues av,
+				bv;
+	SetopsResult keys,
+				vals;
+	int64		bound,
+				n;
+	Datum		result[2];
+	bool		nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "%s: return type must be a row type", fname);
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, true, &a);
+	setops_read_values(fcinfo, PG_GETARG_DATUM(1), 2, fname, a.n, 1, &av);
+	setops_read_keys(PG_GETARG_DATUM(2), 3, fname, true, &b);
+	setops_read_values(fcinfo, PG_GETARG_DATUM(3), 4, fname, b.n, 3, &bv);
+
+	bound = setop_output_bound(op, a.n, b.n);
+	setops_result_alloc(&keys, setops_key_elemtype(a.type), setops_key_size(a.type),
+						bound, fname);
+	setops_result_alloc(&vals, av.elemtype, av.stride, bound, fname);
+	n = setops_run_setop_pairs(fname, op, &a, &av, &b, &bv, keys.data, vals.data);
+
+	result[0] = setops_result_finish(&keys, n, fname);
+	result[1] = setops_result_finish(&vals, n, fname);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, result, nulls)));
+}
+
+/* One fmgr symbol per SQL function and form; the work is shared. */
+#define SETOP_ENTRY(SYM, OP, SQLNAME)										\
+Datum																		\
+SYM(PG_FUNCTION_ARGS)														\
+{																			\
+	return setop_keys(fcinfo, OP, SQLNAME);									\
+}																			\
+Datum																		\
+SYM##_pairs(PG_FUNCTION_ARGS)												\
+{																			\
+	return setop_pairs(fcinfo, OP, SQLNAME);								\
+}
+
+SETOP_ENTRY(setops_intersect, SETOPS_OP_INTERSECT, "array_intersect_gpu")
+SETOP_ENTRY(setops_union, SETOPS_OP_UNION, "array_union_gpu")
+SETOP_ENTRY(setops_difference, SETOPS_OP_DIFFERENCE, "array_difference_gpu")
+SETOP_ENTRY(setops_symdiff, SETOPS_OP_SYMDIFF, "array_symdiff_gpu")

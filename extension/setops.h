@@ -1,0 +1,99 @@
+/*
+ * setops.h
+ *	  Declarations shared by the PostgreSQL-facing files of setops.
+ */
+#ifndef SETOPS_H
+#define SETOPS_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "../common/setop_kind.h"
+
+/* ---- GUCs (setops.c) ---- */
+
+typedef enum SetopsDevice
+{
+	SETOPS_DEVICE_AUTO,
+	SETOPS_DEVICE_CPU,
+	SETOPS_DEVICE_GPU
+} SetopsDevice;
+
+extern int	setops_device;
+extern int	setops_gpu_min_elements;
+
+/* ---- arrays in and out (array_io.c) ---- */
+
+/*
+ * A key argument, read without copying where PostgreSQL allows.  Sortedness
+ * is verified while copying when a copy is needed anyway; otherwise it is
+ * left to whoever runs the operation (the CPU checks in one pass, the GPU
+ * checks on the device while the tiles load).
+ */
+typedef struct SetopsKeys
+{
+	SetopsKeyType type;
+	int64		n;
+	const void *data;			/* n contiguous keys */
+	int			argno;			/* 1-based, for messages */
+	bool		sorted_known;	/* already verified sorted ascending */
+} SetopsKeys;
+
+/* A value argument of pairs: any fixed-width element type. */
+typedef struct SetopsValues
+{
+	Oid			elemtype;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	int			stride;			/* bytes from one element to the next */
+	int64		n;
+	const char *data;
+} SetopsValues;
+
+extern SetopsKeyType setops_key_type_of(Oid elemtype);
+extern size_t setops_key_size(SetopsKeyType type);
+extern void setops_read_keys(Datum array, int argno, const char *fname,
+							 bool want_sorted, SetopsKeys *keys);
+extern void setops_require_sorted(const char *fname, SetopsKeys *keys);
+extern void setops_read_values(FunctionCallInfo fcinfo, Datum array, int argno,
+							   const char *fname, int64 nkeys, int keys_argno,
+							   SetopsValues *values);
+extern void setops_report_unsorted(const char *fname, const SetopsKeys *keys,
+								   int64 pos) pg_attribute_noreturn();
+
+/* Result arrays are allocated at their bound and filled in place. */
+typedef struct SetopsResult
+{
+	struct varlena *array;		/* the array under construction */
+	void	   *data;			/* where its elements go */
+	int64		capacity;
+	Oid			elemtype;
+	int			stride;
+} SetopsResult;
+
+extern void setops_result_alloc(SetopsResult *res, Oid elemtype, int stride,
+								int64 capacity, const char *fname);
+extern Datum setops_result_finish(SetopsResult *res, int64 n, const char *fname);
+extern Oid	setops_key_elemtype(SetopsKeyType type);
+extern void setops_gather_values(char *dst, const int64 *pos, int64 n,
+								 const SetopsValues *av, const SetopsValues *bv);
+
+/* ---- running operations (dispatch.c) ---- */
+
+extern int64 setops_run_setop(const char *fname, SetopsOp op,
+							  SetopsKeys *a, SetopsKeys *b,
+							  void *out_keys, int64 *out_pos);
+extern int64 setops_run_setop_pairs(const char *fname, SetopsOp op,
+									SetopsKeys *a, const SetopsValues *av,
+									SetopsKeys *b, const SetopsValues *bv,
+									void *out_keys, char *out_vals);
+extern int64 setops_run_sort(const char *fname, SetopsKeyType type, void *keys,
+							 int64 n, bool distinct);
+extern bool setops_gpu_usable(const char *fname, int64 nelems);
+
+/* ---- helpers (setops.c) ---- */
+
+extern void setops_check_interrupts(void);
+
+#endif							/* SETOPS_H */

@@ -1,0 +1,130 @@
+/*
+ * device.cu
+ *	  CUDA initialisation, device enumeration and error handling.
+ *
+ * Initialisation is lazy: the first call that needs a device does it, in
+ * the backend that makes the call (never in the postmaster or _PG_init).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+
+SetopsGpuInterruptFn gpu_interrupt_fn = NULL;
+
+static bool init_done = false;
+static int	device_count = 0;
+static char init_error[SETOPS_GPU_ERRLEN];
+
+extern "C" int
+setops_gpu_built_with_cuda(void)
+{
+	return 1;
+}
+
+extern "C" void
+setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn)
+{
+	gpu_interrupt_fn = fn;
+}
+
+/*
+ * CUDA starts helper threads while it creates a context; threads inherit
+ * the creating thread's signal mask.  With every signal blocked around
+ * initialisation, PostgreSQL's signals (cancel, termination, latch
+ * wake-ups) always reach the backend's own thread.
+ */
+bool
+gpu_ensure_init(char *errbuf, size_t errlen)
+{
+	if (!init_done)
+	{
+		sigset_t	all,
+					old;
+		cudaError_t err;
+
+		init_done = true;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		err = cudaGetDeviceCount(&device_count);
+		if (err == cudaSuccess && device_count > 0)
+		{
+			err = cudaSetDevice(0);
+			if (err == cudaSuccess)
+				err = cudaFree(0);	/* create the context now */
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+		if (err != cudaSuccess)
+		{
+			snprintf(init_error, sizeof(init_error), "CUDA initialisation failed: %s (%s)",
+					 cudaGetErrorString(err), cudaGetErrorName(err));
+			device_count = 0;
+			cudaGetLastError();
+		}
+		else if (device_count == 0)
+			snprintf(init_error, sizeof(init_error), "no CUDA device found");
+	}
+	if (device_count == 0)
+	{
+		snprintf(errbuf, errlen, "%s", init_error);
+		return false;
+	}
+	return true;
+}
+
+extern "C" int
+setops_gpu_device_count(char *errbuf, size_t errlen)
+{
+	return gpu_ensure_init(errbuf, errlen) ? device_count : 0;
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
+{
+	cudaDeviceProp prop;
+	cudaError_t err;
+	size_t		free_bytes = 0,
+				total_bytes = 0;
+	int			current = 0;
+
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (index < 0 || index >= device_count)
+	{
+		snprintf(errbuf, errlen, "no device %d", index);
+		return SETOPS_GPU_UNAVAILABLE;
+	}
+	err = cudaGetDeviceProperties(&prop, index);
+	if (err != cudaSuccess)
+		return gpu_status_from(err, "cudaGetDeviceProperties", errbuf, errlen);
+	cudaGetDevice(&current);
+	err = cudaSetDevice(index);
+	if (err == cudaSuccess)
+		err = cudaMemGetInfo(&free_bytes, &total_bytes);
+	cudaSetDevice(current);
+	if (err != cudaSuccess)
+		return gpu_status_from(err, "cudaMemGetInfo", errbuf, errlen);
+
+	memset(info, 0, sizeof(*info));
+	info->index = index;
+	snprintf(info->name, sizeof(info->name), "%s", prop.name);
+	info->total_memory = (int64_t) total_bytes;
+	info->free_memory = (int64_t) free_bytes;
+	info->multiprocessors = prop.multiProcessorCount;
+	info->cc_major = prop.major;
+	info->cc_minor = prop.minor;
+	return SETOPS_GPU_OK;
+}
+
+SetopsGpuStatus
+gpu_status_from(cudaError_t err, const char *what, char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "%s: %s (%s)", what, cudaGetErrorString(err),
+			 cudaGetErrorName(err));
+	if (err == cudaErrorMemoryAllocation)
+		return SETOPS_GPU_OUT_OF_MEMORY;
+	return SETOPS_GPU_ERROR;
+}

@@ -1,0 +1,116 @@
+/*
+ * setops_gpu.h
+ *	  The C interface of the GPU backend.
+ *
+ * Everything behind this header is CUDA C++ (or, in a build without CUDA,
+ * gpu_stub.c).  No PostgreSQL headers on either side: functions return a
+ * status and write a message into the caller's buffer; the caller turns it
+ * into an ERROR or falls back to the CPU.  Nothing here longjmps.
+ *
+ * CUDA is initialised lazily, by the first call that needs a device, never
+ * at library load.
+ */
+#ifndef SETOPS_GPU_H
+#define SETOPS_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/setop_kind.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef enum SetopsGpuStatus
+{
+	SETOPS_GPU_OK = 0,
+	SETOPS_GPU_UNAVAILABLE,		/* no CUDA in this build, no driver, no device */
+	SETOPS_GPU_OUT_OF_MEMORY,	/* device or pinned host memory */
+	SETOPS_GPU_ERROR,			/* any other CUDA error (context was reset) */
+	SETOPS_GPU_CANCELLED		/* the interrupt callback asked to stop */
+} SetopsGpuStatus;
+
+#define SETOPS_GPU_ERRLEN 256
+
+typedef struct SetopsGpuDeviceInfo
+{
+	int			index;
+	char		name[128];
+	int64_t		total_memory;
+	int64_t		free_memory;
+	int			multiprocessors;
+	int			cc_major;
+	int			cc_minor;
+} SetopsGpuDeviceInfo;
+
+/*
+ * Usable devices: initialises CUDA on first use.  Returns the count (0 when
+ * none) and, when 0, the reason in errbuf.
+ */
+extern int	setops_gpu_device_count(char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_gpu_device_info(int index, SetopsGpuDeviceInfo *info,
+											  char *errbuf, size_t errlen);
+
+/* Whether the library was built with CUDA at all. */
+extern int	setops_gpu_built_with_cuda(void);
+
+/*
+ * Called by long GPU work between chunks; returns non-zero to stop, in
+ * which case the operation returns SETOPS_GPU_CANCELLED having released
+ * what it holds.  (The PostgreSQL side checks for a pending interrupt and
+ * raises it after the call returns.)
+ */
+typedef int (*SetopsGpuInterruptFn) (void);
+extern void setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn);
+
+/*
+ * Multiset operation on sorted keys in host memory.  out_keys has room for
+ * setop_output_bound(op, na, nb) keys; out_pos, when not NULL, as many
+ * combined source positions (A: i, B: na + j).  *out_count receives the
+ * number of outputs.  Inputs are validated as sorted on the device: if
+ * either is not, returns SETOPS_GPU_OK with *unsorted_arg set to 1 or 2
+ * and *unsorted_pos to the first out-of-order position (0-based) and
+ * writes no outputs; the caller raises the error.
+ */
+typedef struct SetopsGpuSetopArgs
+{
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	const void *a;
+	int64_t		na;
+	const void *b;
+	int64_t		nb;
+	int			inputs_distinct;	/* both known to hold no repeated key */
+	void	   *out_keys;
+	int64_t    *out_pos;
+	/* results */
+	int64_t		out_count;
+	int			unsorted_arg;
+	int64_t		unsorted_pos;
+	/* time split, milliseconds (filled when timing is on) */
+	double		ms_upload;
+	double		ms_kernel;
+	double		ms_download;
+} SetopsGpuSetopArgs;
+
+extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
+										char *errbuf, size_t errlen);
+
+/* Sort keys ascending in place (distinct: also drop repeats, setting *n). */
+extern SetopsGpuStatus setops_gpu_sort(SetopsKeyType key_type, void *keys,
+									   int64_t *n, int distinct,
+									   char *errbuf, size_t errlen);
+
+/* Release every pooled device and pinned buffer (tests, backend exit). */
+extern void setops_gpu_release_pools(void);
+
+/* Device memory held by this process's pools, in bytes. */
+extern int64_t setops_gpu_pool_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* SETOPS_GPU_H */
