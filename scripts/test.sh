@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs every test suite of setops and exits non-zero on any failure:
+#   1. C unit tests of the CPU engine (test/unit);
+#   2. pg_regress suites (sql/, expected/) and
+#   3. pgTAP property tests (test/pgtap) inside PostgreSQL, once per
+#      setops.device mode: cpu and auto, and gpu where a GPU is usable.
+#
+# Installs missing build dependencies, builds and installs setops, and runs
+# the server suites on a throwaway cluster that is removed afterwards.
+#
+# Environment:
+#   SETOPS_TEST_MODES     modes to run (default: "cpu auto", plus "gpu"
+#                         when setops_devices() lists a GPU)
+#   SETOPS_TEST_EXISTING  1: use the running server that PGHOST etc. name,
+#                         skip installing, building and the cluster
+#   SETOPS_TEST_RUN_AS    prefix for commands that write into the checkout
+#                         (pg_regress), e.g. "$PGRUN" on the GPU machine
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ]; then
+	set -e
+	install_deps
+	build_install
+	start_cluster
+	set +e
+fi
+
+failures=()
+run_suite() {		# name, command...
+	local name=$1
+	shift
+	say "$name"
+	if "$@"; then
+		echo "-- $name: passed"
+	else
+		echo "-- $name: FAILED"
+		failures+=("$name")
+	fi
+}
+
+run_suite "C unit tests (CPU engine)" make -s unittest PG_CONFIG="$PG_CONFIG"
+
+modes=${SETOPS_TEST_MODES:-}
+if [ -z "$modes" ]; then
+	modes="cpu auto"
+	have_gpu && modes="$modes gpu"
+fi
+
+psql -XqAt -c 'DROP DATABASE IF EXISTS setops_tap' -c 'CREATE DATABASE setops_tap' >/dev/null &&
+	psql -XqAt -d setops_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION setops' >/dev/null ||
+	failures+=("pgTAP database setup")
+
+for mode in $modes; do
+	export PGOPTIONS="-c setops.device=$mode"
+	run_suite "pg_regress, setops.device=$mode" \
+		${SETOPS_TEST_RUN_AS:-} make -s installcheck PG_CONFIG="$PG_CONFIG" PGOPTIONS="$PGOPTIONS"
+	[ -f regression.diffs ] && head -c 20000 regression.diffs
+	run_suite "pgTAP, setops.device=$mode" pg_prove -d setops_tap --failures test/pgtap/*.sql
+	unset PGOPTIONS
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+	say "FAILED: ${failures[*]}"
+	exit 1
+fi
+say "all suites passed (modes: $modes)"
