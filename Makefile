@@ -53,7 +53,8 @@ else
 OBJS += gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/bench/engine_bench
+EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/bench/engine_bench \
+	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/*.o
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -69,10 +70,25 @@ $(GPU_LIB): $(CU_OBJS)
 
 gpu/%.o: gpu/%.cu $(wildcard gpu/*.h gpu/*.cuh common/*.h)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+# GPU test and benchmark runners (run them on a GPU machine).
+NVCC_TEST_FLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90
+test/gpu/engine_%.o: extension/cpu/%.c $(ENGINE_HDRS)
+	$(CC) -O2 -c -o $@ $<
+GPU_TEST_ENGINE = $(patsubst extension/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS))
+
+test/gpu/kernel_test: test/gpu/kernel_test.cu test/common/testgen.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
+
+test/gpu/kernel_bench: test/gpu/kernel_bench.cu $(GPU_LIB)
+	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_LIB)
+
+gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench
+.PHONY: gpu-tests
 endif
 
 # C unit tests of the CPU engine: no PostgreSQL needed.
-test/unit/engine_test: test/unit/engine_test.c $(ENGINE_SRCS) $(ENGINE_HDRS)
+test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
 
 unittest: test/unit/engine_test

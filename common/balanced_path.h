@@ -134,8 +134,10 @@ setops_balanced_path_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d,		\
 	IDX			bi = d - ai;														\
 																					\
 	*star = 0;																		\
-	/* With B exhausted, ties-to-A means no x-copy of A can wait for B. */		\
-	if (bi < nb)																	\
+	/* With B exhausted, ties-to-A means no x-copy of A can wait for B;		\
+	 * and unless a copy of x lies just left of the cut, no run straddles it. */	\
+	if (bi < nb && ((ai > 0 && !(a[ai - 1] < b[bi])) ||							\
+					(bi > 0 && !(b[bi - 1] < b[bi]))))								\
 	{																				\
 		KEY			x = b[bi];														\
 		IDX			a_start = setops_biased_lower_bound_##SFX(a, ai, x, levels);	\

@@ -115,12 +115,12 @@ agg_combine_runs(SetopsAggState *state, const void *a, int64 na,
 				 const void *b, int64 nb, int rank)
 {
 	const char *fname = agg_name(state->op);
-	SetopsKeys	ka = {state->type, na, a, 1, true};
-	SetopsKeys	kb = {state->type, nb, b, 1, true};
+	SetopsKeys	ka = {state->type, na, a, 1, true, -1, false};
+	SetopsKeys	kb = {state->type, nb, b, 1, true, -1, false};
 	AggRun		out;
 
 	out.keys = agg_alloc_keys(state, setop_output_bound(state->op, na, nb));
-	out.n = setops_run_setop(fname, state->op, &ka, &kb, out.keys, NULL);
+	out.n = setops_run_setop(fname, state->op, &ka, &kb, out.keys);
 	out.rank = rank;
 	return out;
 }
@@ -188,7 +188,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	}
 
 	/* every row is checked, even once an intersection is empty */
-	setops_read_keys(PG_GETARG_DATUM(1), 1, fname, true, &row);
+	setops_read_keys(PG_GETARG_DATUM(1), 1, fname, &row);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
 		state = agg_state_new(aggcxt, op, row.type);
@@ -230,6 +230,8 @@ setops_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();		/* no non-NULL rows */
 	state = (SetopsAggState *) PG_GETARG_POINTER(0);
 	fname = agg_name(state->op);
+	/* gpu mode means the GPU or an ERROR, even with nothing to combine */
+	(void) setops_gpu_usable(fname, 0);
 	agg_collapse(state);
 
 	setops_result_alloc(&res, setops_key_elemtype(state->type),

@@ -137,20 +137,33 @@ setops_report_unsorted(const char *fname, const SetopsKeys *keys, int64 pos)
 			 errhint("Sort it first with array_sort_gpu().")));
 }
 
+/*
+ * ERROR unless keys are sorted ascending: one pass, unless the order was
+ * already found while copying.  Every argument is read (shape, nulls)
+ * before any order is reported, so which error a user sees does not depend
+ * on how PostgreSQL happened to hold the arrays.
+ */
 void
 setops_require_sorted(const char *fname, SetopsKeys *keys)
 {
-	int64		pos;
+	if (!keys->sorted_known)
+	{
+		if (keys->type == SETOPS_KEY_INT64)
+			keys->first_unsorted = setops_cpu_first_unsorted_i64(keys->data, keys->n);
+		else
+			keys->first_unsorted = setops_cpu_first_unsorted_i32(keys->data, keys->n);
+		keys->sorted_known = true;
+	}
+	if (keys->first_unsorted >= 0)
+		setops_report_unsorted(fname, keys, keys->first_unsorted);
+}
 
-	if (keys->sorted_known)
-		return;
-	if (keys->type == SETOPS_KEY_INT64)
-		pos = setops_cpu_first_unsorted_i64(keys->data, keys->n);
-	else
-		pos = setops_cpu_first_unsorted_i32(keys->data, keys->n);
-	if (pos >= 0)
-		setops_report_unsorted(fname, keys, pos);
-	keys->sorted_known = true;
+/* Both arguments, in argument order. */
+void
+setops_require_sorted2(const char *fname, SetopsKeys *a, SetopsKeys *b)
+{
+	setops_require_sorted(fname, a);
+	setops_require_sorted(fname, b);
 }
 
 /*
@@ -165,8 +178,12 @@ setops_require_sorted(const char *fname, SetopsKeys *keys)
 			if (dnulls && dnulls[i])										\
 				report_null(fname, argno, i);								\
 			dst[i] = GET(dvalues[i]);										\
-			if (i > 0 && dst[i] < dst[i - 1] && first_bad < 0)				\
-				first_bad = i;												\
+			if (i > 0 && dst[i] <= dst[i - 1])								\
+			{																\
+				repeats |= dst[i] == dst[i - 1];							\
+				if (dst[i] < dst[i - 1] && first_bad < 0)					\
+					first_bad = i;											\
+			}																\
 			if ((i & 0xFFFFF) == 0xFFFFF)									\
 				CHECK_FOR_INTERRUPTS();										\
 		}																	\
@@ -174,13 +191,14 @@ setops_require_sorted(const char *fname, SetopsKeys *keys)
 	} while (0)
 
 void
-setops_read_keys(Datum datum, int argno, const char *fname, bool want_sorted,
-				 SetopsKeys *keys)
+setops_read_keys(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 {
 	ArrayType  *flat;
 
 	keys->argno = argno;
 	keys->sorted_known = false;
+	keys->first_unsorted = -1;
+	keys->distinct_known = false;
 
 	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)))
 	{
@@ -196,18 +214,17 @@ setops_read_keys(Datum datum, int argno, const char *fname, bool want_sorted,
 			int64		n = eah->nelems,
 						i,
 						first_bad = -1;
+			bool		repeats = false;
 
 			if (keys->type == SETOPS_KEY_INT64)
 				COPY_DVALUES(int64, DatumGetInt64);
 			else
 				COPY_DVALUES(int32, DatumGetInt32);
 			keys->n = n;
-			if (want_sorted)
-			{
-				if (first_bad >= 0)
-					setops_report_unsorted(fname, keys, first_bad);
-				keys->sorted_known = true;
-			}
+			/* the order is known now; it is reported with the others' */
+			keys->sorted_known = true;
+			keys->first_unsorted = first_bad;
+			keys->distinct_known = first_bad < 0 && !repeats;
 			return;
 		}
 		/* PL/pgSQL variables keep the flat form: read it in place */
@@ -286,8 +303,10 @@ setops_read_values(FunctionCallInfo fcinfo, Datum datum, int argno,
 	if (n != nkeys)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("%s: argument %d has %lld elements but argument %d has %lld",
-						fname, argno, (long long) n, keys_argno, (long long) nkeys),
+				 errmsg("%s: argument %d must have as many elements as argument %d",
+						fname, argno, keys_argno),
+				 errdetail("Argument %d has %lld, argument %d has %lld.",
+						   argno, (long long) n, keys_argno, (long long) nkeys),
 				 errhint("Pass exactly one value for each key.")));
 }
 

@@ -71,14 +71,23 @@ gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
 	gpu_failure_logged = true;
 }
 
-/* On the GPU; false when the CPU must answer instead. */
+/*
+ * On the GPU; false when the CPU must answer instead.  vals NULL for keys
+ * only.  The device checks the order of the inputs while loading them.
+ */
 static bool
-gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
-		  void *out_keys, int64 *out_pos, int64 *n)
+gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
+		  SetopsKeys *b, const SetopsValues *bv, void *out_keys, char *out_vals,
+		  int64 *n)
 {
 	SetopsGpuSetopArgs args;
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	SetopsGpuStatus status;
+
+	/* an order break found while copying is reported before any work */
+	if ((a->sorted_known && a->first_unsorted >= 0) ||
+		(b->sorted_known && b->first_unsorted >= 0))
+		setops_require_sorted2(fname, a, b);
 
 	memset(&args, 0, sizeof(args));
 	args.op = op;
@@ -87,41 +96,50 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 	args.na = a->n;
 	args.b = b->data;
 	args.nb = b->n;
+	args.inputs_distinct = a->distinct_known && b->distinct_known;
 	args.out_keys = out_keys;
-	args.out_pos = out_pos;
+	if (av)
+	{
+		args.a_vals = av->data;
+		args.b_vals = bv->data;
+		args.val_stride = av->stride;
+		args.out_vals = out_vals;
+	}
 	status = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
 	if (status != SETOPS_GPU_OK)
 	{
 		gpu_failed(fname, status, errbuf);
 		return false;
 	}
-	/* the device checked the order of the inputs while loading them */
 	if (args.unsorted_arg != 0)
-		setops_report_unsorted(fname, args.unsorted_arg == 1 ? a : b,
-							   args.unsorted_pos);
+	{
+		SetopsKeys *bad = args.unsorted_arg == 1 ? a : b;
+
+		bad->sorted_known = true;
+		bad->first_unsorted = args.unsorted_pos;
+		setops_require_sorted2(fname, a, b);
+	}
 	a->sorted_known = b->sorted_known = true;
+	a->first_unsorted = b->first_unsorted = -1;
 	*n = args.out_count;
 	return true;
 }
 
 int64
 setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
-				 void *out_keys, int64 *out_pos)
+				 void *out_keys)
 {
 	int64		n;
 
 	Assert(a->type == b->type);
 	if (setops_gpu_usable(fname, a->n + b->n) &&
-		gpu_setop(fname, op, a, b, out_keys, out_pos, &n))
+		gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, &n))
 		return n;
 
-	setops_require_sorted(fname, a);
-	setops_require_sorted(fname, b);
+	setops_require_sorted2(fname, a, b);
 	if (a->type == SETOPS_KEY_INT64)
-		return setops_cpu_setop_i64(op, a->data, a->n, b->data, b->n,
-									out_keys, out_pos);
-	return setops_cpu_setop_i32(op, a->data, a->n, b->data, b->n,
-								out_keys, out_pos);
+		return setops_cpu_setop_i64(op, a->data, a->n, b->data, b->n, out_keys, NULL);
+	return setops_cpu_setop_i32(op, a->data, a->n, b->data, b->n, out_keys, NULL);
 }
 
 int64
@@ -129,10 +147,11 @@ setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 				bool distinct)
 {
 	void	   *tmp;
+	bool		on_gpu = setops_gpu_usable(fname, n);
 
 	if (n < 2)
 		return n;
-	if (setops_gpu_usable(fname, n))
+	if (on_gpu)
 	{
 		char		errbuf[SETOPS_GPU_ERRLEN];
 		int64		m = n;
@@ -162,10 +181,11 @@ setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 }
 
 /*
- * Pairs: keys and their values.  The CPU engine reports each output's
- * source position and the values are gathered by position, one chunk of
- * the inputs at a time (chunks end on key-rank-consistent splits), so the
- * position buffer stays small however large the inputs.
+ * Pairs: keys and their values.  The GPU gathers values on the device.
+ * The CPU engine reports each output's source position and the values are
+ * gathered by position, one chunk of the inputs at a time (chunks end on
+ * key-rank-consistent splits), so the position buffer stays small however
+ * large the inputs.
  */
 #define PAIRS_CHUNK ((int64) 1 << 20)
 
@@ -175,16 +195,20 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 					   SetopsKeys *b, const SetopsValues *bv,
 					   void *out_keys, char *out_vals)
 {
-	/* a chunk holds at most PAIRS_CHUNK + 1 inputs (starred diagonals) */
-	int64		bound = Min(a->n + b->n, PAIRS_CHUNK + 1);
-	int64	   *pos = palloc((bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64));
+	int64	   *pos;
 	int64		ai = 0,
 				bi = 0,
 				d = 0,
 				k = 0;
 
-	setops_require_sorted(fname, a);
-	setops_require_sorted(fname, b);
+	if (setops_gpu_usable(fname, a->n + b->n) &&
+		gpu_setop(fname, op, a, av, b, bv, out_keys, out_vals, &k))
+		return k;
+
+	/* a chunk holds at most PAIRS_CHUNK + 1 inputs (starred diagonals) */
+	pos = palloc((Min(a->n + b->n, PAIRS_CHUNK + 1) + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64));
+
+	setops_require_sorted2(fname, a, b);
 	while (ai < a->n || bi < b->n)
 	{
 		int64		a_end,

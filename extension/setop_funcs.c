@@ -30,11 +30,11 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 	SetopsResult res;
 	int64		n;
 
-	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, true, &a);
-	setops_read_keys(PG_GETARG_DATUM(1), 2, fname, true, &b);
+	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, &a);
+	setops_read_keys(PG_GETARG_DATUM(1), 2, fname, &b);
 	setops_result_alloc(&res, setops_key_elemtype(a.type), setops_key_size(a.type),
 						setop_output_bound(op, a.n, b.n), fname);
-	n = setops_run_setop(fname, op, &a, &b, res.data, NULL);
+	n = setops_run_setop(fname, op, &a, &b, res.data);
 	PG_RETURN_DATUM(setops_result_finish(&res, n, fname));
 }
 
@@ -58,9 +58,9 @@ setop_pairs(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 		elog(ERROR, "%s: return type must be a row type", fname);
 	tupdesc = BlessTupleDesc(tupdesc);
 
-	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, true, &a);
+	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, &a);
 	setops_read_values(fcinfo, PG_GETARG_DATUM(1), 2, fname, a.n, 1, &av);
-	setops_read_keys(PG_GETARG_DATUM(2), 3, fname, true, &b);
+	setops_read_keys(PG_GETARG_DATUM(2), 3, fname, &b);
 	setops_read_values(fcinfo, PG_GETARG_DATUM(3), 4, fname, b.n, 3, &bv);
 
 	bound = setop_output_bound(op, a.n, b.n);

@@ -36,7 +36,9 @@ typedef struct SetopsKeys
 	int64		n;
 	const void *data;			/* n contiguous keys */
 	int			argno;			/* 1-based, for messages */
-	bool		sorted_known;	/* already verified sorted ascending */
+	bool		sorted_known;	/* order verified: see first_unsorted */
+	int64		first_unsorted; /* if sorted_known: -1, or where order breaks */
+	bool		distinct_known; /* verified free of repeated keys */
 } SetopsKeys;
 
 /* A value argument of pairs: any fixed-width element type. */
@@ -54,8 +56,9 @@ typedef struct SetopsValues
 extern SetopsKeyType setops_key_type_of(Oid elemtype);
 extern size_t setops_key_size(SetopsKeyType type);
 extern void setops_read_keys(Datum array, int argno, const char *fname,
-							 bool want_sorted, SetopsKeys *keys);
+							 SetopsKeys *keys);
 extern void setops_require_sorted(const char *fname, SetopsKeys *keys);
+extern void setops_require_sorted2(const char *fname, SetopsKeys *a, SetopsKeys *b);
 extern void setops_read_values(FunctionCallInfo fcinfo, Datum array, int argno,
 							   const char *fname, int64 nkeys, int keys_argno,
 							   SetopsValues *values);
@@ -82,8 +85,7 @@ extern void setops_gather_values(char *dst, const int64 *pos, int64 n,
 /* ---- running operations (dispatch.c) ---- */
 
 extern int64 setops_run_setop(const char *fname, SetopsOp op,
-							  SetopsKeys *a, SetopsKeys *b,
-							  void *out_keys, int64 *out_pos);
+							  SetopsKeys *a, SetopsKeys *b, void *out_keys);
 extern int64 setops_run_setop_pairs(const char *fname, SetopsOp op,
 									SetopsKeys *a, const SetopsValues *av,
 									SetopsKeys *b, const SetopsValues *bv,

@@ -17,7 +17,7 @@ sort_keys(FunctionCallInfo fcinfo, bool distinct, const char *fname)
 	SetopsResult res;
 	int64		n;
 
-	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, false, &in);
+	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, &in);
 	/* the result is sorted in place: one copy of the input in all */
 	setops_result_alloc(&res, setops_key_elemtype(in.type), setops_key_size(in.type),
 						in.n, fname);

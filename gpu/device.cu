@@ -119,6 +119,54 @@ setops_gpu_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_
 	return SETOPS_GPU_OK;
 }
 
+/*
+ * A failed call may leave a sticky error (a kernel fault, say): the context
+ * is then unusable until the device is reset.  Non-sticky errors (out of
+ * memory, bad arguments) clear with cudaGetLastError; a sticky one still
+ * shows in cudaDeviceSynchronize, and then the device is reset and the
+ * context recreated (signals blocked, as at initialisation).  The pools
+ * died with the old context.
+ */
+void
+gpu_recover(void)
+{
+	cudaError_t sticky;
+
+	cudaGetLastError();
+	sticky = cudaDeviceSynchronize();
+	if (sticky != cudaSuccess)
+	{
+		sigset_t	all,
+					old;
+		cudaError_t err;
+
+		gpu_pool_forget();
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		cudaDeviceReset();
+		err = cudaSetDevice(0);
+		if (err == cudaSuccess)
+			err = cudaFree(0);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		cudaGetLastError();
+
+		/*
+		 * Some platforms (seen on the lent H100/H200 machines) refuse a new
+		 * context in a process whose context faulted, until it exits.  Then
+		 * this process stops using the GPU: auto answers on the CPU, gpu
+		 * mode reports why.
+		 */
+		if (err != cudaSuccess)
+		{
+			device_count = 0;
+			snprintf(init_error, sizeof(init_error),
+					 "the GPU context was lost after a device fault (%s) and the driver "
+					 "refuses a new one in this process (%s); a new connection gets a new one",
+					 cudaGetErrorName(sticky), cudaGetErrorName(err));
+		}
+	}
+}
+
 SetopsGpuStatus
 gpu_status_from(cudaError_t err, const char *what, char *errbuf, size_t errlen)
 {

@@ -9,6 +9,8 @@
 
 #include "setops_gpu.h"
 
+/* ---- device.cu: initialisation and errors ---- */
+
 /* Initialise CUDA once per process; false (with the reason) when unusable. */
 bool		gpu_ensure_init(char *errbuf, size_t errlen);
 
@@ -16,11 +18,84 @@ bool		gpu_ensure_init(char *errbuf, size_t errlen);
 SetopsGpuStatus gpu_status_from(cudaError_t err, const char *what,
 								char *errbuf, size_t errlen);
 
-/* After an error that may be sticky: reset the device so the next call
- * starts from a clean context (pools are dropped with it). */
-void		gpu_recover(cudaError_t err);
+/*
+ * After a failed CUDA call: clears the error, and if the context is broken
+ * (a sticky error) resets the device, dropping the pools with it, so the
+ * next call starts clean.
+ */
+void		gpu_recover(void);
 
 /* Interrupt callback, or NULL. */
 extern SetopsGpuInterruptFn gpu_interrupt_fn;
+
+/* ---- pool.cu: reusable device and pinned buffers, the stream ---- */
+
+typedef struct GpuPool
+{
+	cudaStream_t stream;
+	cudaEvent_t ev[4];			/* upload start, kernel start, kernel end, download end */
+	char	   *dev;			/* device arena */
+	size_t		dev_cap;
+	void	   *pinned;			/* small pinned block: counts and flags */
+} GpuPool;
+
+/* The pool with an arena of at least dev_bytes; NULL on failure. */
+GpuPool    *gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status,
+						 char *errbuf, size_t errlen);
+
+/* Forget the pool without freeing (after a device reset). */
+void		gpu_pool_forget(void);
+
+#define GPU_PINNED_BYTES 4096
+#define GPU_ALIGN(x) (((size_t) (x) + 255) & ~(size_t) 255)
+
+/* ---- setop_kernel.cu: launching the multiset kernels ---- */
+
+/* Shapes of one launch over A and B already in device memory. */
+typedef struct SetopLaunch
+{
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	bool		duplicates;		/* false: both inputs hold no repeated key */
+	const void *a;
+	int			na;
+	const void *b;
+	int			nb;
+	void	   *out;
+	/* pairs: values of val_stride bytes, or a_vals NULL */
+	const void *a_vals;
+	const void *b_vals;
+	int			val_stride;
+	void	   *out_vals;
+	/*
+	 * Scratch of setop_scratch_bytes(); after the launch it holds, at
+	 * setop_results(), the output count and the order flags (bit 0: A out
+	 * of order, bit 1: B, bit 2: partitions inconsistent, i.e. unsorted).
+	 */
+	void	   *scratch;
+} SetopLaunch;
+
+typedef struct SetopResults
+{
+	int			total;
+	int			unsorted;
+} SetopResults;
+
+size_t		setop_scratch_bytes(SetopsKeyType key_type, int na, int nb);
+SetopResults *setop_results(void *scratch);
+/* Enqueue the whole operation on stream: reset scratch, partition, tiles. */
+cudaError_t setop_enqueue(const SetopLaunch *l, cudaStream_t stream);
+
+/* ---- sort.cu ---- */
+
+/* Bytes of scratch setop_sort_enqueue needs. */
+size_t		sort_scratch_bytes(SetopsKeyType key_type, int n);
+/*
+ * Sort keys[0, n) (device) into out (device); with distinct, keep one copy
+ * of each key, the count landing in *(int *) count_dev.
+ */
+cudaError_t sort_enqueue(SetopsKeyType key_type, void *keys, void *out, int n,
+						 bool distinct, void *scratch, size_t scratch_bytes,
+						 int *count_dev, cudaStream_t stream);
 
 #endif							/* SETOPS_GPU_INTERNAL_H */

@@ -58,6 +58,11 @@ setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 }
 
 void
+setops_gpu_debug_inject_fault(void)
+{
+}
+
+void
 setops_gpu_release_pools(void)
 {
 }

@@ -67,12 +67,15 @@ extern void setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn);
 
 /*
  * Multiset operation on sorted keys in host memory.  out_keys has room for
- * setop_output_bound(op, na, nb) keys; out_pos, when not NULL, as many
- * combined source positions (A: i, B: na + j).  *out_count receives the
- * number of outputs.  Inputs are validated as sorted on the device: if
- * either is not, returns SETOPS_GPU_OK with *unsorted_arg set to 1 or 2
- * and *unsorted_pos to the first out-of-order position (0-based) and
- * writes no outputs; the caller raises the error.
+ * setop_output_bound(op, na, nb) keys.  For pairs, a_vals / b_vals hold na
+ * / nb values of val_stride bytes each and out_vals has room for as many
+ * values as out_keys has keys; the values travel with their keys.
+ *
+ * Inputs are checked for order on the device while the tiles load: if
+ * either is not sorted, the call returns SETOPS_GPU_OK with unsorted_arg
+ * set to 1 (a) or 2 (b) and unsorted_pos to the first out-of-order position
+ * (0-based); the outputs are then meaningless and the caller raises the
+ * error.
  */
 typedef struct SetopsGpuSetopArgs
 {
@@ -84,12 +87,16 @@ typedef struct SetopsGpuSetopArgs
 	int64_t		nb;
 	int			inputs_distinct;	/* both known to hold no repeated key */
 	void	   *out_keys;
-	int64_t    *out_pos;
+	/* pairs (a_vals NULL for keys only) */
+	const void *a_vals;
+	const void *b_vals;
+	int			val_stride;
+	void	   *out_vals;
 	/* results */
 	int64_t		out_count;
 	int			unsorted_arg;
 	int64_t		unsorted_pos;
-	/* time split, milliseconds (filled when timing is on) */
+	/* where the time went, milliseconds */
 	double		ms_upload;
 	double		ms_kernel;
 	double		ms_download;
@@ -102,6 +109,10 @@ extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
 extern SetopsGpuStatus setops_gpu_sort(SetopsKeyType key_type, void *keys,
 									   int64_t *n, int distinct,
 									   char *errbuf, size_t errlen);
+
+/* Make the next GPU operation fail with a real device fault (a kernel
+ * reading an invalid address), to test recovery from sticky errors. */
+extern void setops_gpu_debug_inject_fault(void);
 
 /* Release every pooled device and pinned buffer (tests, backend exit). */
 extern void setops_gpu_release_pools(void);

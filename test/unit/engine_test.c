@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../extension/cpu/engine.h"
+#include "../common/testgen.h"
 
 static long passed = 0;
 static long failed = 0;
@@ -42,28 +43,6 @@ static long failed = 0;
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
 static const char *path_names[] = {"auto", "merge", "gallop", "simd"};
-
-/* xorshift64*: deterministic across platforms */
-static uint64_t rng_state = 88172645463325252ULL;
-
-static uint64_t
-rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
-}
-
-static int64_t
-rnd_range(int64_t lo, int64_t hi)	/* inclusive */
-{
-	uint64_t	span = (uint64_t) (hi - lo) + 1;
-
-	if (span == 0)
-		return (int64_t) rnd();
-	return lo + (int64_t) (rnd() % span);
-}
 
 #define GUARD 64
 #define POISON32 0x5A5A5A5A
@@ -144,92 +123,6 @@ count_check_##SFX(SetopsOp op, const KEY *a, int64_t na, const KEY *b,		\
 
 DEFINE_COUNT_CHECK(i32, int32_t)
 DEFINE_COUNT_CHECK(i64, int64_t)
-
-static int
-cmp_i32(const void *x, const void *y)
-{
-	int32_t		a = *(const int32_t *) x,
-				b = *(const int32_t *) y;
-
-	return (a > b) - (a < b);
-}
-
-static int
-cmp_i64(const void *x, const void *y)
-{
-	int64_t		a = *(const int64_t *) x,
-				b = *(const int64_t *) y;
-
-	return (a > b) - (a < b);
-}
-
-/* ---- input generators ---- */
-
-typedef enum Shape
-{
-	SHAPE_UNIFORM_WIDE,			/* few duplicates */
-	SHAPE_UNIFORM_NARROW,		/* about two copies per key and more */
-	SHAPE_TINY_RANGE,			/* heavy duplicates: keys in [0, 8) */
-	SHAPE_LONG_RUNS,			/* runs of hundreds to thousands */
-	SHAPE_ALL_EQUAL,
-	SHAPE_EXTREMES,				/* min / max of the type and neighbours */
-	SHAPE_CLUSTERED,			/* dense blocks far apart */
-	SHAPE_COUNT
-} Shape;
-
-static const char *shape_names[] = {"wide", "narrow", "tiny-range", "long-runs",
-"all-equal", "extremes", "clustered"};
-
-#define DEFINE_GEN(SFX, KEY, KMIN, KMAX)										\
-static void																		\
-gen_##SFX(KEY *v, int64_t n, Shape shape, int64_t salt)						\
-{																				\
-	int64_t		i = 0;															\
-	switch (shape)																\
-	{																			\
-		case SHAPE_UNIFORM_WIDE:												\
-			for (i = 0; i < n; i++) v[i] = (KEY) rnd_range(KMIN, KMAX);			\
-			break;																\
-		case SHAPE_UNIFORM_NARROW:												\
-			for (i = 0; i < n; i++) v[i] = (KEY) rnd_range(0, n / 2 + 1);		\
-			break;																\
-		case SHAPE_TINY_RANGE:													\
-			for (i = 0; i < n; i++) v[i] = (KEY) rnd_range(0, 7);				\
-			break;																\
-		case SHAPE_LONG_RUNS:													\
-			while (i < n)														\
-			{																	\
-				KEY			x = (KEY) rnd_range(-50, 50);						\
-				int64_t		run = rnd_range(1, 3000);							\
-				for (; run > 0 && i < n; run--) v[i++] = x;						\
-			}																	\
-			break;																\
-		case SHAPE_ALL_EQUAL:													\
-			for (i = 0; i < n; i++) v[i] = (KEY) (salt & 1);					\
-			break;																\
-		case SHAPE_EXTREMES:													\
-			{																	\
-				const KEY	pool[] = {KMIN, KMIN + 1, -1, 0, 1, KMAX - 1, KMAX};	\
-				for (i = 0; i < n; i++) v[i] = pool[rnd() % 7];					\
-			}																	\
-			break;																\
-		case SHAPE_CLUSTERED:													\
-			while (i < n)														\
-			{																	\
-				KEY			base = (KEY) rnd_range(KMIN / 2, KMAX / 2);			\
-				int64_t		len = rnd_range(1, 5000);							\
-				for (; len > 0 && i < n; len--)									\
-					v[i++] = (KEY) (base + rnd_range(0, 20000));				\
-			}																	\
-			break;																\
-		default:																\
-			break;																\
-	}																			\
-	qsort(v, n, sizeof(KEY), cmp_##SFX);										\
-}
-
-DEFINE_GEN(i32, int32_t, INT32_MIN, INT32_MAX)
-DEFINE_GEN(i64, int64_t, INT64_MIN, INT64_MAX)
 
 /* ---- one comparison of the engine with the reference ---- */
 
@@ -327,18 +220,18 @@ DEFINE_SPLIT_CASE(i64, int64_t)
 
 #define DEFINE_SORT_CASE(SFX, KEY)												\
 static void																		\
-sort_case_##SFX(int64_t n, Shape shape)											\
+sort_case_##SFX(int64_t n, TestShape shape)											\
 {																				\
 	KEY		   *v = malloc((n + 1) * sizeof(KEY));								\
 	KEY		   *w = malloc((n + 1) * sizeof(KEY));								\
 	KEY		   *tmp = malloc((n + 1) * sizeof(KEY));							\
 	int64_t		i, u, ref_u, first_bad;											\
-	gen_##SFX(v, n, shape, n);													\
+	testgen_##SFX(v, n, shape, n);													\
 	/* shuffle, keeping a sorted copy as the reference */						\
 	memcpy(w, v, n * sizeof(KEY));												\
 	for (i = n - 1; i > 0; i--)													\
 	{																			\
-		int64_t		r = (int64_t) (rnd() % (uint64_t) (i + 1));					\
+		int64_t		r = (int64_t) (testgen_rnd() % (uint64_t) (i + 1));					\
 		KEY			t = v[i]; v[i] = v[r]; v[r] = t;							\
 	}																			\
 	/* sortedness check agrees with a plain scan */								\
@@ -346,20 +239,20 @@ sort_case_##SFX(int64_t n, Shape shape)											\
 	for (i = 1; i < n && first_bad < 0; i++)									\
 		if (v[i] < v[i - 1]) first_bad = i;										\
 	CHECK(setops_cpu_first_unsorted_##SFX(v, n) == first_bad,					\
-		  "first_unsorted %s n=%" PRId64, shape_names[shape], n);				\
+		  "first_unsorted %s n=%" PRId64, testgen_shape_names[shape], n);				\
 	setops_cpu_sort_##SFX(v, n, tmp);											\
 	CHECK(n == 0 || memcmp(v, w, n * sizeof(KEY)) == 0,							\
-		  "sort %s n=%" PRId64, shape_names[shape], n);							\
+		  "sort %s n=%" PRId64, testgen_shape_names[shape], n);							\
 	CHECK(setops_cpu_first_unsorted_##SFX(v, n) == -1,							\
-		  "sorted output reported unsorted %s n=%" PRId64, shape_names[shape], n);	\
+		  "sorted output reported unsorted %s n=%" PRId64, testgen_shape_names[shape], n);	\
 	ref_u = n > 0;																\
 	for (i = 1; i < n; i++)														\
 		ref_u += (w[i] != w[i - 1]);											\
 	u = setops_cpu_unique_##SFX(v, n);											\
-	CHECK(u == ref_u, "unique count %s n=%" PRId64, shape_names[shape], n);		\
+	CHECK(u == ref_u, "unique count %s n=%" PRId64, testgen_shape_names[shape], n);		\
 	for (i = 1; i < u; i++)														\
 		if (!(v[i - 1] < v[i])) break;											\
-	CHECK(u < 2 || i == u, "unique not strictly increasing %s", shape_names[shape]);	\
+	CHECK(u < 2 || i == u, "unique not strictly increasing %s", testgen_shape_names[shape]);	\
 	free(v); free(w); free(tmp);												\
 }
 
@@ -396,10 +289,10 @@ random_cases(int rounds)
 
 	for (r = 0; r < rounds; r++)
 	{
-		int64_t		na = sizes[rnd() % nsizes],
-					nb = sizes[rnd() % nsizes];
-		Shape		sa = (Shape) (rnd() % SHAPE_COUNT),
-					sb = rnd() % 3 == 0 ? sa : (Shape) (rnd() % SHAPE_COUNT);
+		int64_t		na = sizes[testgen_rnd() % nsizes],
+					nb = sizes[testgen_rnd() % nsizes];
+		TestShape	sa = (TestShape) (testgen_rnd() % SHAPE_COUNT),
+					sb = testgen_rnd() % 3 == 0 ? sa : (TestShape) (testgen_rnd() % SHAPE_COUNT);
 		int32_t    *a32,
 				   *b32;
 		int64_t    *a64,
@@ -409,19 +302,19 @@ random_cases(int rounds)
 
 		/* skewed sizes send the automatic path to galloping */
 		if (r % 5 == 0)
-			nb = na * (SETOPS_CPU_GALLOP_RATIO + rnd() % 40) + 1;
+			nb = na * (SETOPS_CPU_GALLOP_RATIO + testgen_rnd() % 40) + 1;
 		a32 = malloc((na + 1) * sizeof(int32_t));
 		b32 = malloc((nb + 1) * sizeof(int32_t));
 		a64 = malloc((na + 1) * sizeof(int64_t));
 		b64 = malloc((nb + 1) * sizeof(int64_t));
-		gen_i32(a32, na, sa, r);
-		gen_i32(b32, nb, sb, r + 1);
-		gen_i64(a64, na, sa, r);
-		gen_i64(b64, nb, sb, r + 1);
-		snprintf(what, sizeof(what), "round %d %s/%s", r, shape_names[sa], shape_names[sb]);
+		testgen_i32(a32, na, sa, r);
+		testgen_i32(b32, nb, sb, r + 1);
+		testgen_i64(a64, na, sa, r);
+		testgen_i64(b64, nb, sb, r + 1);
+		snprintf(what, sizeof(what), "round %d %s/%s", r, testgen_shape_names[sa], testgen_shape_names[sb]);
 
 		/* small chunks put chunk boundaries inside duplicate runs */
-		setops_cpu_set_chunk(r % 3 == 0 ? 1 + (int64_t) (rnd() % 64) : 0);
+		setops_cpu_set_chunk(r % 3 == 0 ? 1 + (int64_t) (testgen_rnd() % 64) : 0);
 		for (op = 0; op < SETOPS_OP_COUNT; op++)
 		{
 			run_case_i32((SetopsOp) op, a32, na, b32, nb, what);
@@ -478,10 +371,10 @@ large_cases(void)
 	int64_t    *b64 = malloc(n * sizeof(int64_t));
 	int			op;
 
-	gen_i32(a, n, SHAPE_UNIFORM_NARROW, 1);
-	gen_i32(b, n - 1, SHAPE_UNIFORM_NARROW, 2);
-	gen_i64(a64, n, SHAPE_UNIFORM_NARROW, 1);
-	gen_i64(b64, n - 17, SHAPE_CLUSTERED, 2);
+	testgen_i32(a, n, SHAPE_UNIFORM_NARROW, 1);
+	testgen_i32(b, n - 1, SHAPE_UNIFORM_NARROW, 2);
+	testgen_i64(a64, n, SHAPE_UNIFORM_NARROW, 1);
+	testgen_i64(b64, n - 17, SHAPE_CLUSTERED, 2);
 	for (op = 0; op < SETOPS_OP_COUNT; op++)
 	{
 		run_case_i32((SetopsOp) op, a, n, b, n - 1, "large narrow");
@@ -517,7 +410,7 @@ interrupt_hook_case(void)
 	CHECK(hook_calls >= 7, "interrupt hook called %d times over 8 chunks", hook_calls);
 	hook_calls = 0;
 	for (i = 0; i < n; i++)
-		a[i] = (int32_t) (rnd() & 0xffffff);
+		a[i] = (int32_t) (testgen_rnd() & 0xffffff);
 	setops_cpu_sort_i32(a, n, tmp);
 	CHECK(hook_calls >= 4, "interrupt hook called %d times while sorting", hook_calls);
 	setops_cpu_set_interrupt_hook(NULL);
@@ -536,8 +429,8 @@ sort_cases(void)
 	for (s = 0; s < (int) (sizeof(sizes) / sizeof(sizes[0])); s++)
 		for (shape = 0; shape < SHAPE_COUNT; shape++)
 		{
-			sort_case_i32(sizes[s], (Shape) shape);
-			sort_case_i64(sizes[s], (Shape) shape);
+			sort_case_i32(sizes[s], (TestShape) shape);
+			sort_case_i64(sizes[s], (TestShape) shape);
 		}
 }
 

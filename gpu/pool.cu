@@ -1,0 +1,113 @@
+/*
+ * pool.cu
+ *	  Buffers reused across calls: one device arena, one small pinned
+ *	  block, one stream and its timing events.
+ *
+ * The arena grows to the largest call's need (rounded up to 64 MB) and is
+ * then reused, so device memory does not grow across calls; it shrinks
+ * when a call needs less than a quarter of a large arena, so one huge
+ * operation does not pin its memory for the life of the backend.  No
+ * cudaMalloc or cudaHostAlloc happens on the hot path.
+ */
+#include <stdio.h>
+
+#include "gpu_internal.h"
+
+#define ARENA_ROUND ((size_t) 64 << 20)
+
+static GpuPool pool;
+static bool pool_ready = false;
+
+void
+gpu_pool_forget(void)
+{
+	pool_ready = false;
+	pool.dev = NULL;
+	pool.dev_cap = 0;
+	pool.pinned = NULL;
+}
+
+static bool
+pool_init(SetopsGpuStatus *status, char *errbuf, size_t errlen)
+{
+	cudaError_t err;
+	int			i;
+
+	err = cudaStreamCreateWithFlags(&pool.stream, cudaStreamNonBlocking);
+	for (i = 0; err == cudaSuccess && i < 4; i++)
+		err = cudaEventCreate(&pool.ev[i]);
+	if (err == cudaSuccess)
+		err = cudaHostAlloc(&pool.pinned, GPU_PINNED_BYTES, cudaHostAllocDefault);
+	if (err != cudaSuccess)
+	{
+		*status = gpu_status_from(err, "creating the stream and pinned buffers", errbuf, errlen);
+		gpu_recover();
+		return false;
+	}
+	pool.dev = NULL;
+	pool.dev_cap = 0;
+	pool_ready = true;
+	return true;
+}
+
+GpuPool *
+gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status, char *errbuf, size_t errlen)
+{
+	size_t		want = (dev_bytes + ARENA_ROUND - 1) / ARENA_ROUND * ARENA_ROUND;
+
+	if (!pool_ready && !pool_init(status, errbuf, errlen))
+		return NULL;
+	if (want == 0)
+		want = ARENA_ROUND;
+	if (dev_bytes > pool.dev_cap ||
+		(pool.dev_cap > 4 * ARENA_ROUND && want < pool.dev_cap / 4))
+	{
+		cudaError_t err;
+
+		if (pool.dev)
+		{
+			cudaStreamSynchronize(pool.stream);
+			cudaFree(pool.dev);
+			pool.dev = NULL;
+			pool.dev_cap = 0;
+		}
+		err = cudaMalloc(&pool.dev, want);
+		if (err == cudaErrorMemoryAllocation && want > dev_bytes)
+		{
+			cudaGetLastError();
+			want = GPU_ALIGN(dev_bytes);
+			err = cudaMalloc(&pool.dev, want);
+		}
+		if (err != cudaSuccess)
+		{
+			*status = gpu_status_from(err, "allocating device memory", errbuf, errlen);
+			pool.dev = NULL;
+			gpu_recover();
+			return NULL;
+		}
+		pool.dev_cap = want;
+	}
+	return &pool;
+}
+
+extern "C" void
+setops_gpu_release_pools(void)
+{
+	int			i;
+
+	if (!pool_ready)
+		return;
+	cudaStreamSynchronize(pool.stream);
+	cudaFree(pool.dev);
+	cudaFreeHost(pool.pinned);
+	for (i = 0; i < 4; i++)
+		cudaEventDestroy(pool.ev[i]);
+	cudaStreamDestroy(pool.stream);
+	gpu_pool_forget();
+}
+
+extern "C" int64_t
+setops_gpu_pool_bytes(void)
+{
+	return pool_ready ? (int64_t) pool.dev_cap : 0;
+}

@@ -1,0 +1,336 @@
+/*
+ * setops_api.cu
+ *	  The C API of the GPU backend: moving host arrays through the kernels.
+ *
+ * Large inputs go through in chunks of GPU_CHUNK elements that end on
+ * key-rank-consistent splits (the same Balanced Path as everywhere), so
+ * their outputs simply concatenate, device memory stays bounded, and the
+ * caller's interrupt callback is asked between chunks (a cancel is
+ * honoured within one chunk's time, about 10-30 ms).  Per chunk: uploads
+ * and the kernels are queued on the pool's stream, one synchronisation
+ * fetches the output count and the order flags (one small copy), and the
+ * outputs come back with one copy straight into the caller's buffer.
+ *
+ * Every CUDA error becomes a status and a message; errors that break the
+ * context reset the device (gpu_recover), so the next call starts clean.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+#include "../common/balanced_path.h"
+
+SETOPS_DEFINE_SEARCHES(host32, int32_t, int64_t)
+SETOPS_DEFINE_SEARCHES(host64, int64_t, int64_t)
+
+/* Elements per launch: bounds device memory and the time to a cancel. */
+#define GPU_CHUNK ((int64_t) 1 << 25)
+
+static bool inject_fault = false;
+
+extern "C" void
+setops_gpu_debug_inject_fault(void)
+{
+	inject_fault = true;
+}
+
+__global__ void
+fault_kernel(int *p)
+{
+	*p = 1;
+}
+
+#define CHECK_CUDA(call, what)												\
+	do {																	\
+		cudaError_t err_ = (call);											\
+		if (err_ != cudaSuccess)											\
+		{																	\
+			SetopsGpuStatus st_ = gpu_status_from(err_, what, errbuf, errlen);	\
+			gpu_recover();													\
+			return st_;														\
+		}																	\
+	} while (0)
+
+static int64_t
+host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
+{
+	int64_t		i;
+
+	for (i = 1; i < n; i++)
+		if (type == SETOPS_KEY_INT64 ? ((const int64_t *) keys)[i] < ((const int64_t *) keys)[i - 1]
+			: ((const int32_t *) keys)[i] < ((const int32_t *) keys)[i - 1])
+			return i;
+	return -1;
+}
+
+static bool
+host_less(const void *keys, int64_t i, int64_t j, SetopsKeyType type)
+{
+	return type == SETOPS_KEY_INT64 ? ((const int64_t *) keys)[i] < ((const int64_t *) keys)[j]
+		: ((const int32_t *) keys)[i] < ((const int32_t *) keys)[j];
+}
+
+/* Chunk boundary on diagonal d (see balanced_path.h). */
+static void
+host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi)
+{
+	int			star = 0;
+
+	if (args->key_type == SETOPS_KEY_INT64)
+		*ai = args->op == SETOPS_OP_MERGE ?
+			setops_merge_path_host64((const int64_t *) args->a, args->na,
+									 (const int64_t *) args->b, args->nb, d) :
+			setops_balanced_path_host64((const int64_t *) args->a, args->na,
+										(const int64_t *) args->b, args->nb, d, 4, &star);
+	else
+		*ai = args->op == SETOPS_OP_MERGE ?
+			setops_merge_path_host32((const int32_t *) args->a, args->na,
+									 (const int32_t *) args->b, args->nb, d) :
+			setops_balanced_path_host32((const int32_t *) args->a, args->na,
+										(const int32_t *) args->b, args->nb, d, 4, &star);
+	*bi = d - *ai + star;
+}
+
+static double
+elapsed_ms(cudaEvent_t from, cudaEvent_t to)
+{
+	float		ms = 0;
+
+	return cudaEventElapsedTime(&ms, from, to) == cudaSuccess ? ms : 0;
+}
+
+/* One chunk: a[ai, a_end) x b[bi, b_end), outputs appended at k. */
+static SetopsGpuStatus
+run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64_t b_end,
+		  int64_t k, int64_t *n, int *flags, char *errbuf, size_t errlen)
+{
+	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
+	int			na = (int) (a_end - ai);
+	int			nb = (int) (b_end - bi);
+	int64_t		bound = setop_output_bound(args->op, na, nb);
+	size_t		off_b = GPU_ALIGN(na * ks);
+	size_t		off_out = off_b + GPU_ALIGN(nb * ks);
+	size_t		off_av = off_out + GPU_ALIGN(bound * ks);
+	size_t		off_bv = off_av + GPU_ALIGN(na * vs);
+	size_t		off_ov = off_bv + GPU_ALIGN(nb * vs);
+	size_t		off_scratch = off_ov + GPU_ALIGN(bound * vs);
+	size_t		need = off_scratch + setop_scratch_bytes(args->key_type, na, nb);
+	SetopsGpuStatus status;
+	GpuPool    *pool = gpu_pool_get(need, &status, errbuf, errlen);
+	SetopLaunch l;
+	SetopResults res;
+
+	if (pool == NULL)
+		return status;
+
+	memset(&l, 0, sizeof(l));
+	l.op = args->op;
+	l.key_type = args->key_type;
+	l.duplicates = !args->inputs_distinct;
+	l.a = pool->dev;
+	l.na = na;
+	l.b = pool->dev + off_b;
+	l.nb = nb;
+	l.out = pool->dev + off_out;
+	if (vs)
+	{
+		l.a_vals = pool->dev + off_av;
+		l.b_vals = pool->dev + off_bv;
+		l.val_stride = (int) vs;
+		l.out_vals = pool->dev + off_ov;
+	}
+	l.scratch = pool->dev + off_scratch;
+
+	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
+	CHECK_CUDA(cudaMemcpyAsync((void *) l.a, (const char *) args->a + ai * ks, na * ks,
+							   cudaMemcpyHostToDevice, pool->stream), "uploading argument 1");
+	CHECK_CUDA(cudaMemcpyAsync((void *) l.b, (const char *) args->b + bi * ks, nb * ks,
+							   cudaMemcpyHostToDevice, pool->stream), "uploading argument 2");
+	if (vs)
+	{
+		CHECK_CUDA(cudaMemcpyAsync((void *) l.a_vals, (const char *) args->a_vals + ai * vs,
+								   na * vs, cudaMemcpyHostToDevice, pool->stream),
+				   "uploading the values of argument 1");
+		CHECK_CUDA(cudaMemcpyAsync((void *) l.b_vals, (const char *) args->b_vals + bi * vs,
+								   nb * vs, cudaMemcpyHostToDevice, pool->stream),
+				   "uploading the values of argument 2");
+	}
+	CHECK_CUDA(cudaEventRecord(pool->ev[1], pool->stream), "recording an event");
+	if (inject_fault)
+	{
+		inject_fault = false;
+		fault_kernel<<<1, 1, 0, pool->stream>>>((int *) 16);
+	}
+	CHECK_CUDA(setop_enqueue(&l, pool->stream), "launching the set operation");
+	CHECK_CUDA(cudaEventRecord(pool->ev[2], pool->stream), "recording an event");
+	CHECK_CUDA(cudaMemcpyAsync(pool->pinned, setop_results(l.scratch), sizeof(SetopResults),
+							   cudaMemcpyDeviceToHost, pool->stream), "reading the output count");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "running the set operation");
+
+	res = *(SetopResults *) pool->pinned;
+	*flags = res.unsorted;
+	*n = 0;
+	if (res.unsorted)
+		return SETOPS_GPU_OK;	/* outputs are meaningless: the caller reports */
+	if (res.total < 0 || res.total > bound)
+	{
+		snprintf(errbuf, errlen, "internal error: %d outputs from a bound of %lld",
+				 res.total, (long long) bound);
+		return SETOPS_GPU_ERROR;
+	}
+	*n = res.total;
+	CHECK_CUDA(cudaMemcpyAsync((char *) args->out_keys + k * ks, l.out, res.total * ks,
+							   cudaMemcpyDeviceToHost, pool->stream), "downloading the result");
+	if (vs)
+		CHECK_CUDA(cudaMemcpyAsync((char *) args->out_vals + k * vs, l.out_vals, res.total * vs,
+								   cudaMemcpyDeviceToHost, pool->stream),
+				   "downloading the result values");
+	CHECK_CUDA(cudaEventRecord(pool->ev[3], pool->stream), "recording an event");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "downloading the result");
+
+	args->ms_upload += elapsed_ms(pool->ev[0], pool->ev[1]);
+	args->ms_kernel += elapsed_ms(pool->ev[1], pool->ev[2]);
+	args->ms_download += elapsed_ms(pool->ev[2], pool->ev[3]);
+	return SETOPS_GPU_OK;
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	int64_t		ai = 0,
+				bi = 0,
+				d = 0,
+				k = 0;
+	int			flags = 0;
+
+	args->out_count = 0;
+	args->unsorted_arg = 0;
+	args->unsorted_pos = -1;
+	args->ms_upload = args->ms_kernel = args->ms_download = 0;
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+
+	while (ai < args->na || bi < args->nb)
+	{
+		int64_t		a_end,
+					b_end,
+					n;
+		int			chunk_flags;
+		SetopsGpuStatus status;
+
+		d += GPU_CHUNK;
+		if (d >= args->na + args->nb)
+		{
+			a_end = args->na;
+			b_end = args->nb;
+		}
+		else
+			host_split(args, d, &a_end, &b_end);
+		/* searches over unsorted input can go anywhere */
+		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb)
+		{
+			flags |= 4;
+			break;
+		}
+		/* the order across the chunk boundary */
+		if (ai > 0 && ai < a_end && host_less(args->a, ai, ai - 1, args->key_type))
+			flags |= 1;
+		if (bi > 0 && bi < b_end && host_less(args->b, bi, bi - 1, args->key_type))
+			flags |= 2;
+
+		status = run_chunk(args, ai, a_end, bi, b_end, k, &n, &chunk_flags, errbuf, errlen);
+		if (status != SETOPS_GPU_OK)
+			return status;
+		flags |= chunk_flags;
+		if (flags)
+			break;
+		k += n;
+		ai = a_end;
+		bi = b_end;
+		if ((ai < args->na || bi < args->nb) && gpu_interrupt_fn && gpu_interrupt_fn())
+		{
+			snprintf(errbuf, errlen, "cancelled");
+			return SETOPS_GPU_CANCELLED;
+		}
+	}
+
+	if (flags)
+	{
+		/* the device saw disorder somewhere: find the exact first place */
+		args->unsorted_pos = host_first_unsorted(args->a, args->na, args->key_type);
+		args->unsorted_arg = 1;
+		if (args->unsorted_pos < 0)
+		{
+			args->unsorted_pos = host_first_unsorted(args->b, args->nb, args->key_type);
+			args->unsorted_arg = 2;
+		}
+		if (args->unsorted_pos < 0)
+		{
+			args->unsorted_arg = 0;
+			snprintf(errbuf, errlen, "internal error: order flags %d on sorted input", flags);
+			return SETOPS_GPU_ERROR;
+		}
+		return SETOPS_GPU_OK;
+	}
+	args->out_count = k;
+	return SETOPS_GPU_OK;
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
+				char *errbuf, size_t errlen)
+{
+	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	int			count = (int) *n;
+	size_t		off_out = GPU_ALIGN(count * ks);
+	size_t		off_count = off_out + GPU_ALIGN(count * ks);
+	size_t		off_scratch = off_count + 256;
+	size_t		scratch_bytes;
+	SetopsGpuStatus status;
+	GpuPool    *pool;
+
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (*n < 2)
+		return SETOPS_GPU_OK;
+	if (*n > INT_MAX / 2)
+	{
+		snprintf(errbuf, errlen, "%lld keys are more than one sort can take", (long long) *n);
+		return SETOPS_GPU_ERROR;
+	}
+	scratch_bytes = sort_scratch_bytes(key_type, count);
+	pool = gpu_pool_get(off_scratch + scratch_bytes, &status, errbuf, errlen);
+	if (pool == NULL)
+		return status;
+
+	CHECK_CUDA(cudaMemcpyAsync(pool->dev, keys, count * ks, cudaMemcpyHostToDevice, pool->stream),
+			   "uploading the keys");
+	CHECK_CUDA(sort_enqueue(key_type, pool->dev, pool->dev + off_out, count, distinct != 0,
+							pool->dev + off_scratch, scratch_bytes,
+							(int *) (pool->dev + off_count), pool->stream),
+			   "launching the sort");
+	if (distinct)
+	{
+		int			kept;
+
+		CHECK_CUDA(cudaMemcpyAsync(pool->pinned, pool->dev + off_count, sizeof(int),
+								   cudaMemcpyDeviceToHost, pool->stream), "reading the count");
+		CHECK_CUDA(cudaStreamSynchronize(pool->stream), "sorting");
+		kept = *(int *) pool->pinned;
+		if (kept < 1 || kept > count)
+		{
+			snprintf(errbuf, errlen, "internal error: %d distinct keys of %d", kept, count);
+			return SETOPS_GPU_ERROR;
+		}
+		CHECK_CUDA(cudaMemcpyAsync(keys, pool->dev, kept * ks, cudaMemcpyDeviceToHost,
+								   pool->stream), "downloading the keys");
+		*n = kept;
+	}
+	else
+		CHECK_CUDA(cudaMemcpyAsync(keys, pool->dev + off_out, count * ks, cudaMemcpyDeviceToHost,
+								   pool->stream), "downloading the keys");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "downloading the keys");
+	return SETOPS_GPU_OK;
+}

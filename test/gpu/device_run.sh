@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# test/gpu/device_run.sh STEP...: the GPU-machine runs, logs under $OUT.
+#
+# Build here first (nvcc is here):
+#   make && make gpu-tests && make install DESTDIR=$PWD/.pgb/ext
+# then on the GPU machine, from the checkout root (carry .pgb and
+# test/gpu/kernel_test, test/gpu/kernel_bench):
+#   bash test/gpu/device_run.sh kernel memcheck racecheck bench pg sqlbench
+#
+# Steps:
+#   kernel     GPU kernel tests against the CPU engine (test/gpu/kernel_test)
+#   memcheck   the quick kernel tests under compute-sanitizer memcheck
+#   racecheck  the quick kernel tests under compute-sanitizer racecheck
+#   bench      kernels against Thrust (test/gpu/kernel_bench)
+#   pg         every suite inside PostgreSQL with setops.device = gpu, auto
+#   sqlbench   SQL end to end: cpu, gpu, auto against intarray
+set -uo pipefail
+OUT=${OUT:-/tmp/setops-out}
+mkdir -p "$OUT"
+status=0
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+step() {	# name, command...
+	local name=$1
+	shift
+	echo "== $name"
+	local t0=$SECONDS
+	"$@" >"$OUT/$name.log" 2>&1
+	local rc=$?
+	tail -n 40 "$OUT/$name.log"
+	echo "== $name: rc=$rc, $((SECONDS - t0)) s"
+	[ $rc -eq 0 ] || status=1
+}
+
+pg_up=0
+pg_start() {
+	[ $pg_up = 1 ] && return 0
+	# shellcheck disable=SC1091
+	source .pgb/pg-start.sh || return 1
+	pg_up=1
+}
+
+for s in "$@"; do
+	case $s in
+		kernel) step kernel test/gpu/kernel_test full ;;
+		memcheck) step memcheck compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/kernel_test quick ;;
+		racecheck) step racecheck compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/kernel_test quick ;;
+		bench) step bench test/gpu/kernel_bench ;;
+		pg)
+			pg_start || { status=1; continue; }
+			step pg env SETOPS_TEST_EXISTING=1 SETOPS_TEST_MODES="gpu auto" \
+				SETOPS_TEST_RUN_AS="$PGRUN" bash scripts/test.sh
+			;;
+		sqlbench)
+			pg_start || { status=1; continue; }
+			psql -Xq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'CREATE EXTENSION IF NOT EXISTS intarray'
+			step sqlbench psql -X -c '\i test/bench/sql_bench.sql' \
+				-c "SELECT * FROM pg_temp.setops_bench_intersect('{cpu,gpu,auto}', 3)"
+			;;
+		*) echo "unknown step $s"; status=1 ;;
+	esac
+done
+exit $status

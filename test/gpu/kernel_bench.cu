@@ -1,0 +1,268 @@
+/*
+ * kernel_bench.cu
+ *	  The setops multiset kernels against thrust::set_intersection,
+ *	  set_union, set_difference and set_symmetric_difference, side by side
+ *	  on the same device buffers (device in, device out).
+ *
+ * Inputs: random sorted keys with about two copies per key (an ascending
+ * walk with steps of 0 or 1), never all zero.  Both sides are timed with
+ * CUDA events around the whole operation including reading back the output
+ * count (both need it to know the result size); Thrust gets a caching
+ * allocator, so its time does not include cudaMalloc.  Every figure is the
+ * median of RUNS runs after a warm-up, and the two results are compared.
+ * The fraction reported is (input bytes + output bytes) / time over the
+ * measured device-to-device copy bandwidth (bytes read + written).
+ *
+ * Usage: kernel_bench [max_elements_per_side]   (default 256M)
+ */
+#include <algorithm>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#include <thrust/execution_policy.h>
+#include <thrust/set_operations.h>
+
+#include "../../gpu/gpu_internal.h"
+#include "../common/testgen.h"
+
+#define RUNS 7
+
+#define CUDA_OK(call)														\
+	do {																	\
+		cudaError_t e_ = (call);											\
+		if (e_ != cudaSuccess)												\
+		{																	\
+			fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+			exit(2);														\
+		}																	\
+	} while (0)
+
+/* Thrust's temporary storage from one preallocated block. */
+struct BumpAllocator
+{
+	typedef char value_type;
+	char	   *base;
+	size_t		cap;
+	size_t		used;
+
+	char	   *allocate(std::ptrdiff_t n)
+	{
+		size_t		want = ((size_t) n + 255) & ~(size_t) 255;
+
+		if (used + want > cap)
+		{
+			fprintf(stderr, "bump allocator exhausted\n");
+			exit(2);
+		}
+		used += want;
+		return base + used - want;
+	}
+	void		deallocate(char *, size_t)
+	{
+	}
+};
+
+static double
+median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return v[v.size() / 2];
+}
+
+static double copy_gbps;
+
+static void
+measure_copy_bandwidth(void)
+{
+	size_t		bytes = (size_t) 1 << 30;
+	char	   *x,
+			   *y;
+	cudaEvent_t e0,
+				e1;
+	std::vector<double> t;
+
+	CUDA_OK(cudaMalloc(&x, bytes));
+	CUDA_OK(cudaMalloc(&y, bytes));
+	CUDA_OK(cudaMemset(x, 1, bytes));
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	for (int r = 0; r < RUNS; r++)
+	{
+		float		ms;
+
+		cudaEventRecord(e0);
+		cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice);
+		cudaEventRecord(e1);
+		cudaEventSynchronize(e1);
+		cudaEventElapsedTime(&ms, e0, e1);
+		t.push_back(ms);
+	}
+	copy_gbps = 2.0 * bytes / (median(t) * 1e6);
+	printf("device-to-device copy: %.0f GB/s (bytes read + written), median of %d\n", copy_gbps, RUNS);
+	cudaFree(x);
+	cudaFree(y);
+}
+
+template <typename Key>
+static void
+bench(SetopsOp op, int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d_tout,
+	  void *scratch, BumpAllocator &alloc, int *d_total_host)
+{
+	static const char *names[] = {"intersect", "union", "difference", "symdiff"};
+	cudaEvent_t e0,
+				e1;
+	std::vector<double> ours,
+				theirs;
+	SetopLaunch l;
+	int64_t		our_n = 0,
+				their_n = 0;
+
+	memset(&l, 0, sizeof(l));
+	l.op = op;
+	l.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	l.duplicates = true;
+	l.a = d_a;
+	l.na = (int) n;
+	l.b = d_b;
+	l.nb = (int) n;
+	l.out = d_out;
+	l.scratch = scratch;
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+
+	for (int r = 0; r <= RUNS; r++)
+	{
+		float		ms;
+		SetopResults res;
+
+		cudaEventRecord(e0);
+		CUDA_OK(setop_enqueue(&l, 0));
+		CUDA_OK(cudaMemcpy(&res, setop_results(scratch), sizeof(res), cudaMemcpyDeviceToHost));
+		cudaEventRecord(e1);
+		cudaEventSynchronize(e1);
+		cudaEventElapsedTime(&ms, e0, e1);
+		if (r > 0)
+			ours.push_back(ms);
+		our_n = res.total;
+
+		Key		   *end = NULL;
+
+		alloc.used = 0;
+		cudaEventRecord(e0);
+		switch (op)
+		{
+			case SETOPS_OP_INTERSECT:
+				end = thrust::set_intersection(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				break;
+			case SETOPS_OP_UNION:
+				end = thrust::set_union(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				break;
+			case SETOPS_OP_DIFFERENCE:
+				end = thrust::set_difference(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				break;
+			default:
+				end = thrust::set_symmetric_difference(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				break;
+		}
+		cudaEventRecord(e1);
+		cudaEventSynchronize(e1);
+		cudaEventElapsedTime(&ms, e0, e1);
+		if (r > 0)
+			theirs.push_back(ms);
+		their_n = end - d_tout;
+	}
+	CUDA_OK(cudaGetLastError());
+
+	/* same answer? compare the whole output */
+	bool		same = our_n == their_n;
+
+	if (same)
+	{
+		std::vector<Key> x(our_n),
+					y(our_n);
+
+		cudaMemcpy(x.data(), d_out, our_n * sizeof(Key), cudaMemcpyDeviceToHost);
+		cudaMemcpy(y.data(), d_tout, our_n * sizeof(Key), cudaMemcpyDeviceToHost);
+		same = x == y;
+	}
+	double		mo = median(ours),
+				mt = median(theirs);
+	double		bytes = (2.0 * n + our_n) * sizeof(Key);
+
+	printf("%-5s %-10s %10lld+%-10lld %10.3f %10.3f %7.2fx %8.0f GB/s %5.1f%%  %s\n",
+		   sizeof(Key) == 8 ? "int8" : "int4", names[op], (long long) n, (long long) n,
+		   mo, mt, mt / mo, bytes / (mo * 1e6), 100.0 * bytes / (mo * 1e6) / copy_gbps,
+		   same ? "same" : "DIFFERENT");
+	fflush(stdout);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+}
+
+template <typename Key>
+static void
+bench_size(int64_t n)
+{
+	std::vector<Key> a(n + 1),
+				b(n + 1);
+	Key		   *d_a,
+			   *d_b,
+			   *d_out,
+			   *d_tout;
+	void	   *scratch;
+	BumpAllocator alloc;
+
+	if (sizeof(Key) == 8)
+	{
+		testgen_i64((int64_t *) a.data(), n, SHAPE_UNIFORM_NARROW, 1);
+		testgen_i64((int64_t *) b.data(), n, SHAPE_UNIFORM_NARROW, 2);
+	}
+	else
+	{
+		testgen_i32((int32_t *) a.data(), n, SHAPE_UNIFORM_NARROW, 1);
+		testgen_i32((int32_t *) b.data(), n, SHAPE_UNIFORM_NARROW, 2);
+	}
+	CUDA_OK(cudaMalloc(&d_a, n * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_b, n * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_out, 2 * n * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_tout, 2 * n * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&scratch, setop_scratch_bytes(sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32,
+													 (int) n, (int) n)));
+	alloc.cap = (size_t) 64 << 20;
+	alloc.cap += (size_t) n * 16;
+	alloc.used = 0;
+	CUDA_OK(cudaMalloc(&alloc.base, alloc.cap));
+	CUDA_OK(cudaMemcpy(d_a, a.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemcpy(d_b, b.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
+	for (int op = 0; op < 4; op++)
+		bench<Key>((SetopsOp) op, n, d_a, d_b, d_out, d_tout, scratch, alloc, NULL);
+	cudaFree(d_a);
+	cudaFree(d_b);
+	cudaFree(d_out);
+	cudaFree(d_tout);
+	cudaFree(scratch);
+	cudaFree(alloc.base);
+}
+
+int
+main(int argc, char **argv)
+{
+	int64_t		max_n = argc > 1 ? atoll(argv[1]) : ((int64_t) 256 << 20);
+	cudaDeviceProp prop;
+
+	cudaGetDeviceProperties(&prop, 0);
+	printf("kernel_bench on %s (%d SMs); medians of %d runs\n", prop.name,
+		   prop.multiProcessorCount, RUNS);
+	measure_copy_bandwidth();
+	printf("%-5s %-10s %21s %10s %10s %8s %13s %6s\n", "type", "op", "elements",
+		   "setops ms", "thrust ms", "speedup", "setops", "of copy");
+	for (int64_t n : {(int64_t) 1 << 16, (int64_t) 1 << 20, (int64_t) 16 << 20,
+		 (int64_t) 64 << 20, (int64_t) 256 << 20})
+		if (n <= max_n)
+			bench_size<int32_t>(n);
+	for (int64_t n : {(int64_t) 1 << 20, (int64_t) 64 << 20})
+		if (n <= max_n)
+			bench_size<int64_t>(n);
+	return 0;
+}

@@ -1,0 +1,563 @@
+/*
+ * kernel_test.cu
+ *	  Tests of the GPU backend against the CPU engine (itself tested
+ *	  against the textbook std::set_* loops by test/unit).
+ *
+ *   kernel level  device buffers filled with poison before each launch:
+ *                 the output count, every output key and value, and that
+ *                 nothing past the count was written;
+ *   API level     host arrays through setops_gpu_setop (chunking, order
+ *                 checks, pairs with values of 2, 4, 8 and 16 bytes);
+ *   order checks  one inversion placed at the start, tile boundaries,
+ *                 chunk boundaries and the end: the exact position found;
+ *   sort/distinct against the CPU engine;
+ *   recovery      an injected device fault returns an error and the next
+ *                 call works; device memory is flat across 10,000 calls;
+ *   large         up to 300M elements, crossing chunk boundaries.
+ *
+ * Usage: kernel_test [quick|full]   (quick: for compute-sanitizer)
+ * Prints "N passed, N failed"; exits non-zero on failure.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "../../gpu/gpu_internal.h"
+extern "C"
+{
+#include "../../extension/cpu/engine.h"
+}
+#include "../common/testgen.h"
+
+static long passed = 0;
+static long failed = 0;
+
+#define CHECK(cond, ...)													\
+	do {																	\
+		if (cond)															\
+			passed++;														\
+		else																\
+		{																	\
+			failed++;														\
+			if (failed <= 40)												\
+			{																\
+				fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);		\
+				fprintf(stderr, __VA_ARGS__);								\
+				fputc('\n', stderr);										\
+			}																\
+		}																	\
+	} while (0)
+
+#define CUDA_OK(call)														\
+	do {																	\
+		cudaError_t e_ = (call);											\
+		if (e_ != cudaSuccess)												\
+		{																	\
+			fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+			exit(2);														\
+		}																	\
+	} while (0)
+
+static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
+
+/* ---- the CPU answer: keys and combined source positions ---- */
+
+template <typename Key> struct Cpu;
+template <> struct Cpu<int32_t>
+{
+	static int64_t run(SetopsOp op, const int32_t *a, int64_t na, const int32_t *b, int64_t nb,
+					   int32_t *out, int64_t *pos)
+	{
+		return setops_cpu_setop_i32(op, a, na, b, nb, out, pos);
+	}
+	static const SetopsKeyType type = SETOPS_KEY_INT32;
+};
+template <> struct Cpu<int64_t>
+{
+	static int64_t run(SetopsOp op, const int64_t *a, int64_t na, const int64_t *b, int64_t nb,
+					   int64_t *out, int64_t *pos)
+	{
+		return setops_cpu_setop_i64(op, a, na, b, nb, out, pos);
+	}
+	static const SetopsKeyType type = SETOPS_KEY_INT64;
+};
+
+static void
+gen(std::vector<int32_t> &v, int64_t n, TestShape s, int64_t salt)
+{
+	v.resize(n + 1);
+	testgen_i32(v.data(), n, s, salt);
+	v.resize(n);
+}
+
+static void
+gen(std::vector<int64_t> &v, int64_t n, TestShape s, int64_t salt)
+{
+	v.resize(n + 1);
+	testgen_i64(v.data(), n, s, salt);
+	v.resize(n);
+}
+
+/*
+ * Kernel level: device buffers poisoned with 0xA5 bytes; values are the
+ * combined source position (a 64-bit word) so the gathered values name the
+ * exact copy each output came from.
+ */
+template <typename Key>
+static void
+kernel_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, bool duplicates,
+			bool with_values, const char *what)
+{
+	int64_t		na = a.size(),
+				nb = b.size();
+	int64_t		bound = setop_output_bound(op, na, nb);
+	const int64_t guard = 64;
+	std::vector<Key> ref(bound + SETOPS_CPU_OUTPUT_SLACK);
+	std::vector<int64_t> ref_pos(bound + SETOPS_CPU_OUTPUT_SLACK);
+	int64_t		nref = Cpu<Key>::run(op, a.data(), na, b.data(), nb, ref.data(), ref_pos.data());
+	SetopLaunch l;
+	size_t		scratch = setop_scratch_bytes(Cpu<Key>::type, (int) na, (int) nb);
+	Key		   *d_a,
+			   *d_b,
+			   *d_out;
+	int64_t    *d_av = NULL,
+			   *d_bv = NULL,
+			   *d_ov = NULL;
+	void	   *d_scratch;
+	SetopResults res;
+
+	if (with_values && op == SETOPS_OP_MERGE)
+		return;
+	CUDA_OK(cudaMalloc(&d_a, (na + 1) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_b, (nb + 1) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_out, (bound + guard) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_scratch, scratch));
+	CUDA_OK(cudaMemcpy(d_a, a.data(), na * sizeof(Key), cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemcpy(d_b, b.data(), nb * sizeof(Key), cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemset(d_out, 0xA5, (bound + guard) * sizeof(Key)));
+	CUDA_OK(cudaMemset(d_scratch, 0xA5, scratch));
+
+	memset(&l, 0, sizeof(l));
+	l.op = op;
+	l.key_type = Cpu<Key>::type;
+	l.duplicates = duplicates;
+	l.a = d_a;
+	l.na = (int) na;
+	l.b = d_b;
+	l.nb = (int) nb;
+	l.out = d_out;
+	l.scratch = d_scratch;
+	if (with_values)
+	{
+		std::vector<int64_t> av(na), bv(nb);
+
+		for (int64_t i = 0; i < na; i++)
+			av[i] = i;
+		for (int64_t j = 0; j < nb; j++)
+			bv[j] = na + j;
+		CUDA_OK(cudaMalloc(&d_av, (na + 1) * 8));
+		CUDA_OK(cudaMalloc(&d_bv, (nb + 1) * 8));
+		CUDA_OK(cudaMalloc(&d_ov, (bound + guard) * 8));
+		CUDA_OK(cudaMemcpy(d_av, av.data(), na * 8, cudaMemcpyHostToDevice));
+		CUDA_OK(cudaMemcpy(d_bv, bv.data(), nb * 8, cudaMemcpyHostToDevice));
+		CUDA_OK(cudaMemset(d_ov, 0xA5, (bound + guard) * 8));
+		l.a_vals = d_av;
+		l.b_vals = d_bv;
+		l.val_stride = 8;
+		l.out_vals = d_ov;
+	}
+	CUDA_OK(setop_enqueue(&l, 0));
+	CUDA_OK(cudaDeviceSynchronize());
+	CUDA_OK(cudaMemcpy(&res, setop_results(d_scratch), sizeof(res), cudaMemcpyDeviceToHost));
+
+	std::vector<Key> out(bound + guard);
+	std::vector<int64_t> ov(with_values ? bound + guard : 0);
+	Key			poison;
+
+	memset(&poison, 0xA5, sizeof(poison));
+	CUDA_OK(cudaMemcpy(out.data(), d_out, (bound + guard) * sizeof(Key), cudaMemcpyDeviceToHost));
+	if (with_values)
+		CUDA_OK(cudaMemcpy(ov.data(), d_ov, (bound + guard) * 8, cudaMemcpyDeviceToHost));
+
+	int64_t		bad = -1;
+
+	for (int64_t i = 0; i < nref && i < res.total && bad < 0; i++)
+		if (out[i] != ref[i] || (with_values && ov[i] != ref_pos[i]))
+			bad = i;
+	bool		untouched = true;
+
+	for (int64_t i = res.total; i < bound + guard && i >= 0; i++)
+		if (out[i] != poison)
+			untouched = false;
+	CHECK(res.unsorted == 0 && res.total == nref && bad < 0 && untouched,
+		  "kernel %s %s dups=%d vals=%d na=%" PRId64 " nb=%" PRId64 ": total %d want %" PRId64
+		  ", unsorted %d, first bad %" PRId64 "%s",
+		  op_names[op], what, duplicates, with_values, na, nb, res.total, nref, res.unsorted,
+		  bad, untouched ? "" : ", wrote past the count");
+
+	cudaFree(d_a);
+	cudaFree(d_b);
+	cudaFree(d_out);
+	cudaFree(d_scratch);
+	if (with_values)
+	{
+		cudaFree(d_av);
+		cudaFree(d_bv);
+		cudaFree(d_ov);
+	}
+}
+
+/* API level: host arrays through chunking and transfers; pairs with values
+ * of val_stride bytes derived from the source position. */
+template <typename Key>
+static void
+api_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, int val_stride,
+		 const char *what)
+{
+	int64_t		na = a.size(),
+				nb = b.size();
+	int64_t		bound = setop_output_bound(op, na, nb);
+	std::vector<Key> ref(bound + SETOPS_CPU_OUTPUT_SLACK);
+	std::vector<int64_t> ref_pos(bound + SETOPS_CPU_OUTPUT_SLACK);
+	int64_t		nref = Cpu<Key>::run(op, a.data(), na, b.data(), nb, ref.data(), ref_pos.data());
+	std::vector<Key> out(bound + 8);
+	std::vector<uint8_t> av, bv, ov;
+	SetopsGpuSetopArgs args;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	Key			poison;
+
+	memset(&poison, 0x5A, sizeof(poison));
+	for (auto &x : out)
+		x = poison;
+	memset(&args, 0, sizeof(args));
+	args.op = op;
+	args.key_type = Cpu<Key>::type;
+	args.a = a.data();
+	args.na = na;
+	args.b = b.data();
+	args.nb = nb;
+	args.out_keys = out.data();
+	if (val_stride)
+	{
+		/* value bytes: the position's low bytes, repeated */
+		av.resize(na * val_stride + 1);
+		bv.resize(nb * val_stride + 1);
+		ov.assign((bound + 1) * val_stride, 0x5A);
+		for (int64_t i = 0; i < na + nb; i++)
+			for (int t = 0; t < val_stride; t++)
+				(i < na ? av[i * val_stride + t] : bv[(i - na) * val_stride + t]) =
+					(uint8_t) (i >> (8 * (t % 4)));
+		args.a_vals = av.data();
+		args.b_vals = bv.data();
+		args.val_stride = val_stride;
+		args.out_vals = ov.data();
+	}
+	SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+
+	int64_t		bad = -1;
+
+	for (int64_t i = 0; st == SETOPS_GPU_OK && i < nref && i < args.out_count && bad < 0; i++)
+	{
+		if (out[i] != ref[i])
+			bad = i;
+		for (int t = 0; t < val_stride && bad < 0; t++)
+			if (ov[i * val_stride + t] != (uint8_t) (ref_pos[i] >> (8 * (t % 4))))
+				bad = i;
+	}
+	bool		untouched = args.out_count >= 0 && args.out_count <= bound &&
+		out[args.out_count] == poison;
+
+	CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 && args.out_count == nref && bad < 0 &&
+		  untouched,
+		  "api %s %s stride=%d na=%" PRId64 " nb=%" PRId64 ": status %d (%s) count %" PRId64
+		  " want %" PRId64 ", first bad %" PRId64,
+		  op_names[op], what, val_stride, na, nb, (int) st, st ? errbuf : "", args.out_count,
+		  nref, bad);
+}
+
+template <typename Key>
+static void
+order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, const char *what)
+{
+	std::vector<Key> &v = which == 1 ? a : b;
+	std::vector<Key> out(a.size() + b.size() + 8);
+	SetopsGpuSetopArgs args;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	if (at <= 0 || at >= (int64_t) v.size())
+		return;
+	/* make v[at] smaller than v[at - 1] */
+	v[at] = v[at - 1] - 1;
+	for (int64_t i = at + 1; i < (int64_t) v.size(); i++)
+		if (v[i] < v[at])
+			v[i] = v[at];
+	memset(&args, 0, sizeof(args));
+	args.op = SETOPS_OP_UNION;
+	args.key_type = Cpu<Key>::type;
+	args.a = a.data();
+	args.na = a.size();
+	args.b = b.data();
+	args.nb = b.size();
+	args.out_keys = out.data();
+	SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+
+	CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == which && args.unsorted_pos == at,
+		  "order %s: inversion in arg %d at %" PRId64 ": status %d arg %d pos %" PRId64,
+		  what, which, at, (int) st, args.unsorted_arg, args.unsorted_pos);
+}
+
+template <typename Key>
+static void
+sort_case(int64_t n, TestShape shape, bool distinct)
+{
+	std::vector<Key> v;
+	std::vector<Key> tmp(n + 1);
+
+	gen(v, n, shape, n);
+	/* shuffle: the reference is the CPU engine's sort of the same input */
+	for (int64_t i = n - 1; i > 0; i--)
+		std::swap(v[i], v[testgen_rnd() % (i + 1)]);
+	std::vector<Key> ref = v;
+	int64_t		nref = n;
+
+	if (sizeof(Key) == 8)
+	{
+		setops_cpu_sort_i64((int64_t *) ref.data(), n, (int64_t *) tmp.data());
+		if (distinct)
+			nref = setops_cpu_unique_i64((int64_t *) ref.data(), n);
+	}
+	else
+	{
+		setops_cpu_sort_i32((int32_t *) ref.data(), n, (int32_t *) tmp.data());
+		if (distinct)
+			nref = setops_cpu_unique_i32((int32_t *) ref.data(), n);
+	}
+	int64_t		m = n;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus st = setops_gpu_sort(Cpu<Key>::type, v.data(), &m, distinct, errbuf,
+										 sizeof(errbuf));
+
+	CHECK(st == SETOPS_GPU_OK && m == nref && memcmp(v.data(), ref.data(), nref * sizeof(Key)) == 0,
+		  "sort %s n=%" PRId64 " distinct=%d: status %d (%s) m=%" PRId64 " want %" PRId64,
+		  testgen_shape_names[shape], n, distinct, (int) st, st ? errbuf : "", m, nref);
+}
+
+/* Sizes around tile multiples: NV is 1920 for int32, 1408 for int64. */
+static const int64_t sizes32[] = {0, 1, 2, 7, 959, 960, 961, 1919, 1920, 1921, 3839, 3840,
+3841, 10000, 65536};
+static const int64_t sizes64[] = {0, 1, 3, 703, 704, 705, 1407, 1408, 1409, 2815, 2816,
+2817, 10000, 50000};
+
+/* value widths of pairs: int2, int4, int8, uuid, and an odd 6 bytes */
+static const int strides[] = {2, 4, 8, 16, 6};
+
+template <typename Key>
+static void
+random_cases(const int64_t *sizes, int nsizes, int rounds, bool quick)
+{
+	for (int r = 0; r < rounds; r++)
+	{
+		std::vector<Key> a, b;
+		TestShape	sa = (TestShape) (testgen_rnd() % SHAPE_COUNT);
+		TestShape	sb = testgen_rnd() % 3 == 0 ? sa : (TestShape) (testgen_rnd() % SHAPE_COUNT);
+		int64_t		na = sizes[testgen_rnd() % nsizes];
+		int64_t		nb = sizes[testgen_rnd() % nsizes];
+		char		what[96];
+
+		gen(a, na, sa, r);
+		gen(b, nb, sb, r + 1);
+		snprintf(what, sizeof(what), "round %d %s/%s", r, testgen_shape_names[sa],
+				 testgen_shape_names[sb]);
+		for (int op = 0; op < SETOPS_OP_COUNT; op++)
+		{
+			kernel_case<Key>((SetopsOp) op, a, b, true, r % 2 == 0, what);
+			if (!quick)
+			{
+				kernel_case<Key>((SetopsOp) op, b, a, true, r % 2 == 1, what);
+				api_case<Key>((SetopsOp) op, a, b, op == SETOPS_OP_MERGE ? 0 : strides[r % 5], what);
+			}
+		}
+	}
+}
+
+/* Inputs without repeated keys also run the no-duplicates path. */
+template <typename Key>
+static void
+distinct_cases(int rounds)
+{
+	for (int r = 0; r < rounds; r++)
+	{
+		std::vector<Key> a, b;
+		int64_t		na = testgen_range(0, 20000),
+					nb = testgen_range(0, 20000);
+		Key			x = 0;
+
+		for (int64_t i = 0; i < na; i++)
+			a.push_back(x += (Key) testgen_range(1, 3));
+		x = 0;
+		for (int64_t i = 0; i < nb; i++)
+			b.push_back(x += (Key) testgen_range(1, 3));
+		for (int op = 0; op < SETOPS_OP_COUNT; op++)
+		{
+			kernel_case<Key>((SetopsOp) op, a, b, false, false, "distinct");
+			kernel_case<Key>((SetopsOp) op, a, b, true, false, "distinct, dup path");
+		}
+	}
+}
+
+/* One key repeated far beyond a tile, next to ordinary keys. */
+template <typename Key>
+static void
+long_run_cases(void)
+{
+	std::vector<Key> a, b;
+
+	for (int i = 0; i < 5; i++)
+		a.push_back(i);
+	a.insert(a.end(), 25000, (Key) 7);
+	for (int i = 0; i < 3000; i++)
+		a.push_back(8 + i / 3);
+	b.insert(b.end(), 18001, (Key) 7);
+	for (int i = 0; i < 9000; i++)
+		b.push_back(8 + i / 2);
+	for (int op = 0; op < SETOPS_OP_COUNT; op++)
+	{
+		kernel_case<Key>((SetopsOp) op, a, b, true, true, "long runs");
+		kernel_case<Key>((SetopsOp) op, b, a, true, true, "long runs swapped");
+		kernel_case<Key>((SetopsOp) op, a, a, true, false, "same input");
+	}
+}
+
+template <typename Key>
+static void
+order_cases(void)
+{
+	std::vector<Key> a, b;
+
+	gen(a, 100000, SHAPE_UNIFORM_NARROW, 1);
+	gen(b, 90001, SHAPE_LONG_RUNS, 2);
+	for (int64_t at : {1, 2, 1919, 1920, 1921, 1407, 1408, 50000, 89999, 90000, 99999})
+	{
+		order_case<Key>(a, b, 1, at, "a");
+		order_case<Key>(a, b, 2, at, "b");
+	}
+}
+
+static void
+recovery_cases(void)
+{
+	std::vector<int32_t> a, b, out;
+	SetopsGpuSetopArgs args;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	size_t		free0,
+				free1,
+				total;
+
+	gen(a, 5000, SHAPE_UNIFORM_NARROW, 3);
+	gen(b, 7000, SHAPE_UNIFORM_NARROW, 4);
+	out.resize(12000 + 8);
+	memset(&args, 0, sizeof(args));
+	args.op = SETOPS_OP_UNION;
+	args.key_type = SETOPS_KEY_INT32;
+	args.a = a.data();
+	args.na = a.size();
+	args.b = b.data();
+	args.nb = b.size();
+	args.out_keys = out.data();
+
+	setops_gpu_debug_inject_fault();
+	SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+
+	CHECK(st == SETOPS_GPU_ERROR, "injected fault gave status %d (%s)", (int) st, errbuf);
+	printf("kernel_test: injected fault reported as: %s\n", errbuf);
+	st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+	CHECK(st == SETOPS_GPU_OK && args.out_count > 0, "call after the fault: status %d (%s)",
+		  (int) st, errbuf);
+	api_case<int32_t>(SETOPS_OP_SYMDIFF, a, b, 8, "after recovery");
+
+	/* device memory stays flat over 10,000 calls */
+	cudaMemGetInfo(&free0, &total);
+	int64_t		pool0 = setops_gpu_pool_bytes();
+
+	for (int i = 0; i < 10000; i++)
+	{
+		args.op = (SetopsOp) (i % 4);
+		setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+	}
+	cudaMemGetInfo(&free1, &total);
+	CHECK(free1 == free0 && setops_gpu_pool_bytes() == pool0,
+		  "device memory moved over 10,000 calls: free %zu -> %zu, pool %lld -> %lld",
+		  free0, free1, (long long) pool0, (long long) setops_gpu_pool_bytes());
+	printf("kernel_test: 10,000 calls: free device memory %zu -> %zu bytes, pool %lld bytes\n",
+		   free0, free1, (long long) setops_gpu_pool_bytes());
+}
+
+/* The largest cases: hundreds of millions of elements through chunks. */
+static void
+large_cases(void)
+{
+	std::vector<int32_t> a, b;
+
+	for (int64_t n : {(int64_t) 40000000, (int64_t) 150000000})
+	{
+		gen(a, n, SHAPE_UNIFORM_NARROW, 5);
+		gen(b, n, SHAPE_UNIFORM_NARROW, 6);
+		printf("kernel_test: large %lld + %lld\n", (long long) n, (long long) n);
+		fflush(stdout);
+		api_case<int32_t>(SETOPS_OP_INTERSECT, a, b, 0, "large");
+		api_case<int32_t>(SETOPS_OP_UNION, a, b, 0, "large");
+		if (n < 100000000)
+			api_case<int32_t>(SETOPS_OP_SYMDIFF, a, b, 4, "large pairs");
+	}
+	/* all-equal inputs: every chunk boundary falls inside one run */
+	a.assign(40000000, 3);
+	b.assign(35000000, 3);
+	api_case<int32_t>(SETOPS_OP_DIFFERENCE, a, b, 0, "all-equal large");
+	api_case<int32_t>(SETOPS_OP_UNION, a, b, 0, "all-equal large");
+	std::vector<int64_t> a64, b64;
+
+	gen(a64, 60000000, SHAPE_UNIFORM_NARROW, 7);
+	gen(b64, 20000001, SHAPE_EXTREMES, 8);
+	api_case<int64_t>(SETOPS_OP_SYMDIFF, a64, b64, 0, "large int8");
+}
+
+int
+main(int argc, char **argv)
+{
+	bool		quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	int			count = setops_gpu_device_count(errbuf, sizeof(errbuf));
+
+	if (count == 0)
+	{
+		printf("kernel_test: no GPU: %s\n", errbuf);
+		return 2;
+	}
+	printf("kernel_test: %d device(s), %s mode\n", count, quick ? "quick" : "full");
+	random_cases<int32_t>(sizes32, sizeof(sizes32) / sizeof(sizes32[0]), quick ? 6 : 120, quick);
+	random_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 80, quick);
+	long_run_cases<int32_t>();
+	long_run_cases<int64_t>();
+	if (!quick)
+	{
+		distinct_cases<int32_t>(20);
+		distinct_cases<int64_t>(10);
+		order_cases<int32_t>();
+		order_cases<int64_t>();
+		for (int shape = 0; shape < SHAPE_COUNT; shape++)
+			for (int64_t n : {(int64_t) 2, (int64_t) 1000, (int64_t) 2049, (int64_t) 3000000})
+				for (int distinct = 0; distinct < 2; distinct++)
+				{
+					sort_case<int32_t>(n, (TestShape) shape, distinct);
+					sort_case<int64_t>(n, (TestShape) shape, distinct);
+				}
+		recovery_cases();
+		large_cases();
+	}
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
