@@ -7,6 +7,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
@@ -15,6 +16,7 @@
 #include "../gpu/setops_gpu.h"
 
 PG_FUNCTION_INFO_V1(setops_devices);
+PG_FUNCTION_INFO_V1(setops_last_timing);
 
 Datum
 setops_devices(PG_FUNCTION_ARGS)
@@ -48,4 +50,32 @@ setops_devices(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * setops_last_timing(): where the last two-argument set operation of this
+ * backend spent its time, in milliseconds.  For benchmarks: read is
+ * detoasting and reading the arguments; upload, kernel and download are the
+ * GPU's (zero on the CPU); cpu is the CPU engine with its order check;
+ * result is building the result array.
+ */
+Datum
+setops_last_timing(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[8];
+	bool		nulls[8] = {false, false, false, false, false, false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "setops_last_timing: return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = CStringGetTextDatum(setops_last.on_gpu ? "gpu" : "cpu");
+	values[1] = Float8GetDatum(setops_last.read_ms);
+	values[2] = Float8GetDatum(setops_last.upload_ms);
+	values[3] = Float8GetDatum(setops_last.kernel_ms);
+	values[4] = Float8GetDatum(setops_last.download_ms);
+	values[5] = Float8GetDatum(setops_last.cpu_ms);
+	values[6] = Float8GetDatum(setops_last.result_ms);
+	values[7] = Float8GetDatum(setops_last.total_ms);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -111,6 +111,10 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 		gpu_failed(fname, status, errbuf);
 		return false;
 	}
+	setops_last.on_gpu = true;
+	setops_last.upload_ms = args.ms_upload;
+	setops_last.kernel_ms = args.ms_kernel;
+	setops_last.download_ms = args.ms_download;
 	if (args.unsorted_arg != 0)
 	{
 		SetopsKeys *bad = args.unsorted_arg == 1 ? a : b;
@@ -130,16 +134,21 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 				 void *out_keys)
 {
 	int64		n;
+	double		t0;
 
 	Assert(a->type == b->type);
 	if (setops_gpu_usable(fname, a->n + b->n) &&
 		gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, &n))
 		return n;
 
+	t0 = setops_now_ms();
 	setops_require_sorted2(fname, a, b);
 	if (a->type == SETOPS_KEY_INT64)
-		return setops_cpu_setop_i64(op, a->data, a->n, b->data, b->n, out_keys, NULL);
-	return setops_cpu_setop_i32(op, a->data, a->n, b->data, b->n, out_keys, NULL);
+		n = setops_cpu_setop_i64(op, a->data, a->n, b->data, b->n, out_keys, NULL);
+	else
+		n = setops_cpu_setop_i32(op, a->data, a->n, b->data, b->n, out_keys, NULL);
+	setops_last.cpu_ms = setops_now_ms() - t0;
+	return n;
 }
 
 int64

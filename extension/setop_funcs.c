@@ -29,13 +29,24 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 				b;
 	SetopsResult res;
 	int64		n;
+	double		t0 = setops_now_ms(),
+				t1,
+				t2;
+	Datum		result;
 
+	memset(&setops_last, 0, sizeof(setops_last));
 	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, &a);
 	setops_read_keys(PG_GETARG_DATUM(1), 2, fname, &b);
 	setops_result_alloc(&res, setops_key_elemtype(a.type), setops_key_size(a.type),
 						setop_output_bound(op, a.n, b.n), fname);
+	t1 = setops_now_ms();
 	n = setops_run_setop(fname, op, &a, &b, res.data);
-	PG_RETURN_DATUM(setops_result_finish(&res, n, fname));
+	t2 = setops_now_ms();
+	result = setops_result_finish(&res, n, fname);
+	setops_last.read_ms = t1 - t0;
+	setops_last.result_ms = setops_now_ms() - t2;
+	setops_last.total_ms = setops_now_ms() - t0;
+	PG_RETURN_DATUM(result);
 }
 
 /* (a keys, a values, b keys, b values) -> record (keys, vals) */

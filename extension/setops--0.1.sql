@@ -309,3 +309,21 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'setops_devices'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION setops_devices() IS 'GPUs usable by setops in this backend';
+
+--
+-- Where the last set operation of this backend spent its time (ms).
+--
+CREATE FUNCTION setops_last_timing(
+    OUT device text,
+    OUT read_ms float8,
+    OUT upload_ms float8,
+    OUT kernel_ms float8,
+    OUT download_ms float8,
+    OUT cpu_ms float8,
+    OUT result_ms float8,
+    OUT total_ms float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_last_timing'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION setops_last_timing() IS
+'time split of the last two-argument set operation in this backend, for benchmarks';

@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include <limits.h>
+#include <time.h>
 
 #include "miscadmin.h"
 #include "utils/guc.h"
@@ -30,6 +31,17 @@ static const struct config_enum_entry device_options[] = {
 	{"gpu", SETOPS_DEVICE_GPU, false},
 	{NULL, 0, false}
 };
+
+SetopsTiming setops_last;
+
+double
+setops_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
 
 /* CPU engine hook: may longjmp out of the engine, which holds no state. */
 void

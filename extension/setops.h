@@ -98,4 +98,24 @@ extern bool setops_gpu_usable(const char *fname, int64 nelems);
 
 extern void setops_check_interrupts(void);
 
+/*
+ * Where the last operation's time went, for setops_last_timing() and the
+ * benchmarks: reading the arguments (detoasting included), the GPU's
+ * upload, kernels and download, the CPU engine, and building the result.
+ */
+typedef struct SetopsTiming
+{
+	bool		on_gpu;
+	double		read_ms;
+	double		upload_ms;
+	double		kernel_ms;
+	double		download_ms;
+	double		cpu_ms;
+	double		result_ms;
+	double		total_ms;
+} SetopsTiming;
+
+extern SetopsTiming setops_last;
+extern double setops_now_ms(void);
+
 #endif							/* SETOPS_H */
