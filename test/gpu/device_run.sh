@@ -55,7 +55,7 @@ for s in "$@"; do
 			pg_start || { status=1; continue; }
 			psql -Xq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'CREATE EXTENSION IF NOT EXISTS intarray'
 			step sqlbench psql -X -c '\i test/bench/sql_bench.sql' \
-				-c "SELECT * FROM pg_temp.setops_bench_intersect('{cpu,gpu,auto}', 3)"
+				-c "SELECT * FROM pg_temp.setops_bench_intersect('{cpu,gpu,auto}', 3)" -c "SELECT * FROM pg_temp.setops_bench_stored('{cpu,gpu}', 3)" -c "SELECT * FROM pg_temp.setops_bench_crossover(5)"
 			;;
 		*) echo "unknown step $s"; status=1 ;;
 	esac
