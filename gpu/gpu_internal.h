@@ -37,6 +37,8 @@ typedef struct GpuPool
 	char	   *dev;			/* device arena */
 	size_t		dev_cap;
 	void	   *pinned;			/* small pinned block: counts and flags */
+	void	   *stage[2];		/* pinned staging buffers (transfer.cu) */
+	cudaEvent_t stage_done[2];	/* each buffer's last copy */
 } GpuPool;
 
 /* The pool with an arena of at least dev_bytes; NULL on failure. */
@@ -48,6 +50,13 @@ void		gpu_pool_forget(void);
 
 #define GPU_PINNED_BYTES 4096
 #define GPU_ALIGN(x) (((size_t) (x) + 255) & ~(size_t) 255)
+
+/* ---- transfer.cu: copies through pinned staging ---- */
+
+cudaError_t gpu_staging_init(GpuPool *pool);
+void		gpu_staging_free(GpuPool *pool);
+cudaError_t gpu_upload(GpuPool *pool, void *dev, const void *host, size_t bytes);
+cudaError_t gpu_download(GpuPool *pool, void *host, const void *dev, size_t bytes);
 
 /* ---- setop_kernel.cu: launching the multiset kernels ---- */
 

@@ -1,7 +1,7 @@
 /*
  * pool.cu
  *	  Buffers reused across calls: one device arena, one small pinned
- *	  block, one stream and its timing events.
+ *	  block, two pinned staging buffers, one stream and its events.
  *
  * The arena grows to the largest call's need (rounded up to 64 MB) and is
  * then reused, so device memory does not grow across calls; it shrinks
@@ -25,6 +25,8 @@ gpu_pool_forget(void)
 	pool.dev = NULL;
 	pool.dev_cap = 0;
 	pool.pinned = NULL;
+	pool.stage[0] = pool.stage[1] = NULL;
+	pool.stage_done[0] = pool.stage_done[1] = NULL;
 }
 
 static bool
@@ -38,6 +40,8 @@ pool_init(SetopsGpuStatus *status, char *errbuf, size_t errlen)
 		err = cudaEventCreate(&pool.ev[i]);
 	if (err == cudaSuccess)
 		err = cudaHostAlloc(&pool.pinned, GPU_PINNED_BYTES, cudaHostAllocDefault);
+	if (err == cudaSuccess)
+		err = gpu_staging_init(&pool);
 	if (err != cudaSuccess)
 	{
 		*status = gpu_status_from(err, "creating the stream and pinned buffers", errbuf, errlen);
@@ -100,6 +104,7 @@ setops_gpu_release_pools(void)
 	cudaStreamSynchronize(pool.stream);
 	cudaFree(pool.dev);
 	cudaFreeHost(pool.pinned);
+	gpu_staging_free(&pool);
 	for (i = 0; i < 4; i++)
 		cudaEventDestroy(pool.ev[i]);
 	cudaStreamDestroy(pool.stream);

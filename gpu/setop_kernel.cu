@@ -133,9 +133,11 @@ setop_tile_kernel(TileParams<Key> p)
 	{
 		Key			keys[NV + 4 * VN];
 		Compacted	out;
-		typename Scan::TempStorage scan;
 	};
 	__shared__ Shared s;
+	/* apart from the keys: the scan's own barrier then orders every
+	 * thread's last read of the keys before the first compacted write */
+	__shared__ typename Scan::TempStorage scan_storage;
 	__shared__ int s_start_a[NT + 1];
 	__shared__ int s_start_b[NT + 1];
 	__shared__ int s_slot;
@@ -365,9 +367,7 @@ setop_tile_kernel(TileParams<Key> p)
 	int			offset;
 	int			tile_total;
 
-	__syncthreads();			/* the keys are dead: scan storage overlays them */
-	Scan(s.scan).ExclusiveSum(__popc(commit), offset, tile_total);
-	__syncthreads();			/* and the compacted outputs overlay the scan */
+	Scan(scan_storage).ExclusiveSum(__popc(commit), offset, tile_total);
 
 	__shared__ int s_prefix;
 	if (tid < 32)

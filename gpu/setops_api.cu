@@ -7,9 +7,10 @@
  * their outputs simply concatenate, device memory stays bounded, and the
  * caller's interrupt callback is asked between chunks (a cancel is
  * honoured within one chunk's time, about 10-30 ms).  Per chunk: uploads
- * and the kernels are queued on the pool's stream, one synchronisation
- * fetches the output count and the order flags (one small copy), and the
- * outputs come back with one copy straight into the caller's buffer.
+ * go through pinned staging (transfer.cu) and the kernels are queued on the
+ * pool's stream; one synchronisation fetches the output count and the
+ * order flags (one small copy); the outputs come back through staging into
+ * the caller's buffer.
  *
  * Every CUDA error becomes a status and a message; errors that break the
  * context reset the device (gpu_recover), so the next call starts clean.
@@ -17,6 +18,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_internal.h"
 #include "../common/balanced_path.h"
@@ -93,6 +95,15 @@ host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi)
 }
 
 static double
+host_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double
 elapsed_ms(cudaEvent_t from, cudaEvent_t to)
 {
 	float		ms = 0;
@@ -121,6 +132,8 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	GpuPool    *pool = gpu_pool_get(need, &status, errbuf, errlen);
 	SetopLaunch l;
 	SetopResults res;
+	double		t_up,
+				t_down;
 
 	if (pool == NULL)
 		return status;
@@ -143,21 +156,21 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	}
 	l.scratch = pool->dev + off_scratch;
 
+	t_up = host_ms();
 	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
-	CHECK_CUDA(cudaMemcpyAsync((void *) l.a, (const char *) args->a + ai * ks, na * ks,
-							   cudaMemcpyHostToDevice, pool->stream), "uploading argument 1");
-	CHECK_CUDA(cudaMemcpyAsync((void *) l.b, (const char *) args->b + bi * ks, nb * ks,
-							   cudaMemcpyHostToDevice, pool->stream), "uploading argument 2");
+	CHECK_CUDA(gpu_upload(pool, (void *) l.a, (const char *) args->a + ai * ks, na * ks),
+			   "uploading argument 1");
+	CHECK_CUDA(gpu_upload(pool, (void *) l.b, (const char *) args->b + bi * ks, nb * ks),
+			   "uploading argument 2");
 	if (vs)
 	{
-		CHECK_CUDA(cudaMemcpyAsync((void *) l.a_vals, (const char *) args->a_vals + ai * vs,
-								   na * vs, cudaMemcpyHostToDevice, pool->stream),
-				   "uploading the values of argument 1");
-		CHECK_CUDA(cudaMemcpyAsync((void *) l.b_vals, (const char *) args->b_vals + bi * vs,
-								   nb * vs, cudaMemcpyHostToDevice, pool->stream),
-				   "uploading the values of argument 2");
+		CHECK_CUDA(gpu_upload(pool, (void *) l.a_vals, (const char *) args->a_vals + ai * vs,
+							  na * vs), "uploading the values of argument 1");
+		CHECK_CUDA(gpu_upload(pool, (void *) l.b_vals, (const char *) args->b_vals + bi * vs,
+							  nb * vs), "uploading the values of argument 2");
 	}
 	CHECK_CUDA(cudaEventRecord(pool->ev[1], pool->stream), "recording an event");
+	t_up = host_ms() - t_up;	/* the staging copies; the last DMA may still run */
 	if (inject_fault)
 	{
 		inject_fault = false;
@@ -181,18 +194,17 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 		return SETOPS_GPU_ERROR;
 	}
 	*n = res.total;
-	CHECK_CUDA(cudaMemcpyAsync((char *) args->out_keys + k * ks, l.out, res.total * ks,
-							   cudaMemcpyDeviceToHost, pool->stream), "downloading the result");
+	t_down = host_ms();
+	CHECK_CUDA(gpu_download(pool, (char *) args->out_keys + k * ks, l.out, res.total * ks),
+			   "downloading the result");
 	if (vs)
-		CHECK_CUDA(cudaMemcpyAsync((char *) args->out_vals + k * vs, l.out_vals, res.total * vs,
-								   cudaMemcpyDeviceToHost, pool->stream),
-				   "downloading the result values");
-	CHECK_CUDA(cudaEventRecord(pool->ev[3], pool->stream), "recording an event");
-	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "downloading the result");
+		CHECK_CUDA(gpu_download(pool, (char *) args->out_vals + k * vs, l.out_vals,
+								res.total * vs), "downloading the result values");
 
-	args->ms_upload += elapsed_ms(pool->ev[0], pool->ev[1]);
+	/* upload as the host saw it (staging copies included), kernels by events */
+	args->ms_upload += t_up;
 	args->ms_kernel += elapsed_ms(pool->ev[1], pool->ev[2]);
-	args->ms_download += elapsed_ms(pool->ev[2], pool->ev[3]);
+	args->ms_download += host_ms() - t_down;
 	return SETOPS_GPU_OK;
 }
 
@@ -305,8 +317,7 @@ setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 	if (pool == NULL)
 		return status;
 
-	CHECK_CUDA(cudaMemcpyAsync(pool->dev, keys, count * ks, cudaMemcpyHostToDevice, pool->stream),
-			   "uploading the keys");
+	CHECK_CUDA(gpu_upload(pool, pool->dev, keys, count * ks), "uploading the keys");
 	CHECK_CUDA(sort_enqueue(key_type, pool->dev, pool->dev + off_out, count, distinct != 0,
 							pool->dev + off_scratch, scratch_bytes,
 							(int *) (pool->dev + off_count), pool->stream),
@@ -324,13 +335,11 @@ setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 			snprintf(errbuf, errlen, "internal error: %d distinct keys of %d", kept, count);
 			return SETOPS_GPU_ERROR;
 		}
-		CHECK_CUDA(cudaMemcpyAsync(keys, pool->dev, kept * ks, cudaMemcpyDeviceToHost,
-								   pool->stream), "downloading the keys");
+		CHECK_CUDA(gpu_download(pool, keys, pool->dev, kept * ks), "downloading the keys");
 		*n = kept;
 	}
 	else
-		CHECK_CUDA(cudaMemcpyAsync(keys, pool->dev + off_out, count * ks, cudaMemcpyDeviceToHost,
-								   pool->stream), "downloading the keys");
-	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "downloading the keys");
+		CHECK_CUDA(gpu_download(pool, keys, pool->dev + off_out, count * ks),
+				   "downloading the keys");
 	return SETOPS_GPU_OK;
 }
