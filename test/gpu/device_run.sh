@@ -13,6 +13,7 @@
 #   racecheck  the quick kernel tests under compute-sanitizer racecheck
 #   bench      kernels against Thrust (test/gpu/kernel_bench)
 #   pg         every suite inside PostgreSQL with setops.device = gpu, auto
+#   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
 set -uo pipefail
 OUT=${OUT:-/tmp/setops-out}
@@ -50,6 +51,10 @@ for s in "$@"; do
 			pg_start || { status=1; continue; }
 			step pg env SETOPS_TEST_EXISTING=1 SETOPS_TEST_MODES="gpu auto" \
 				SETOPS_TEST_RUN_AS="$PGRUN" bash scripts/test.sh
+			;;
+		pgchecks)
+			pg_start || { status=1; continue; }
+			step pgchecks bash test/gpu/pg_gpu_checks.sh
 			;;
 		sqlbench)
 			pg_start || { status=1; continue; }

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -447,24 +448,34 @@ order_cases(void)
 	}
 }
 
-static void
-recovery_cases(void)
+/* Arguments of an int32 keys-only call over a and b into out. */
+static SetopsGpuSetopArgs
+keys_args(SetopsOp op, const std::vector<int32_t> &a, const std::vector<int32_t> &b,
+		  std::vector<int32_t> &out)
 {
-	std::vector<int32_t> a, b, out;
 	SetopsGpuSetopArgs args;
-	char		errbuf[SETOPS_GPU_ERRLEN];
 
-	gen(a, 5000, SHAPE_UNIFORM_NARROW, 3);
-	gen(b, 7000, SHAPE_UNIFORM_NARROW, 4);
-	out.resize(12000 + 8);
+	out.resize(a.size() + b.size() + 8);
 	memset(&args, 0, sizeof(args));
-	args.op = SETOPS_OP_UNION;
+	args.op = op;
 	args.key_type = SETOPS_KEY_INT32;
 	args.a = a.data();
 	args.na = a.size();
 	args.b = b.data();
 	args.nb = b.size();
 	args.out_keys = out.data();
+	return args;
+}
+
+static void
+recovery_cases(void)
+{
+	std::vector<int32_t> a, b, out;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	gen(a, 5000, SHAPE_UNIFORM_NARROW, 3);
+	gen(b, 7000, SHAPE_UNIFORM_NARROW, 4);
+	SetopsGpuSetopArgs args = keys_args(SETOPS_OP_UNION, a, b, out);
 
 	setops_gpu_debug_inject_fault();
 	SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
@@ -491,7 +502,6 @@ static void
 memory_cases(void)
 {
 	std::vector<int32_t> a, b, out;
-	SetopsGpuSetopArgs args;
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	size_t		free0 = 0,
 				free1 = 0,
@@ -499,15 +509,8 @@ memory_cases(void)
 
 	gen(a, 5000, SHAPE_UNIFORM_NARROW, 3);
 	gen(b, 7000, SHAPE_UNIFORM_NARROW, 4);
-	out.resize(12000 + 8);
-	memset(&args, 0, sizeof(args));
-	args.key_type = SETOPS_KEY_INT32;
-	args.a = a.data();
-	args.na = a.size();
-	args.b = b.data();
-	args.nb = b.size();
-	args.out_keys = out.data();
-	args.op = SETOPS_OP_UNION;
+	SetopsGpuSetopArgs args = keys_args(SETOPS_OP_UNION, a, b, out);
+
 	setops_gpu_setop(&args, errbuf, sizeof(errbuf));
 	/* device memory stays flat over 10,000 calls */
 	CUDA_OK(cudaMemGetInfo(&free0, &total));
@@ -524,6 +527,69 @@ memory_cases(void)
 		  free0, free1, (long long) pool0, (long long) setops_gpu_pool_bytes());
 	printf("kernel_test: 10,000 calls: free device memory %zu -> %zu bytes, pool %lld bytes\n",
 		   free0, free1, (long long) setops_gpu_pool_bytes());
+}
+
+/* Cancel: the interrupt callback fires at a set time during a 200M-element
+ * operation; the call must return CANCELLED within 100 ms of it. */
+static double cancel_at_ms;
+static double cancel_seen_ms;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cancel_callback(void)
+{
+	if (now_ms() < cancel_at_ms)
+		return 0;
+	if (cancel_seen_ms == 0)
+		cancel_seen_ms = now_ms();
+	return 1;
+}
+
+static void
+cancel_cases(void)
+{
+	std::vector<int32_t> a, b, out;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	gen(a, 100000000, SHAPE_UNIFORM_NARROW, 9);
+	gen(b, 100000000, SHAPE_UNIFORM_NARROW, 10);
+	SetopsGpuSetopArgs args = keys_args(SETOPS_OP_UNION, a, b, out);
+
+	/* uncancelled: how long the whole operation takes */
+	double		t0 = now_ms();
+	SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+	double		full = now_ms() - t0;
+
+	CHECK(st == SETOPS_GPU_OK, "200M union: status %d (%s)", (int) st, errbuf);
+	setops_gpu_set_interrupt_callback(cancel_callback);
+	for (double at : {0.2, 0.5, 0.8})
+	{
+		cancel_seen_ms = 0;
+		t0 = now_ms();
+		cancel_at_ms = t0 + at * full;
+		st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+
+		double		done = now_ms();
+		double		latency = done - cancel_at_ms;
+
+		/* cancelled, or finished first (the last chunk was running): either
+		 * way the caller is answered within 100 ms of asking */
+		CHECK((st == SETOPS_GPU_CANCELLED || (st == SETOPS_GPU_OK && args.out_count > 0)) &&
+			  latency <= 100.0,
+			  "cancel at %.0f%% of %.1f ms: status %d, returned %.1f ms after the request",
+			  at * 100, full, (int) st, latency);
+		printf("kernel_test: 200M union (%.1f ms): cancel requested at %.0f%%, %s %.1f ms later\n",
+			   full, at * 100, st == SETOPS_GPU_CANCELLED ? "cancelled" : "completed", latency);
+	}
+	setops_gpu_set_interrupt_callback(NULL);
 }
 
 /* The largest cases: hundreds of millions of elements through chunks. */
@@ -586,6 +652,7 @@ main(int argc, char **argv)
 					sort_case<int64_t>(n, (TestShape) shape, distinct);
 				}
 		large_cases();
+		cancel_cases();
 		memory_cases();
 		recovery_cases();		/* last: a fault may end GPU use in this process */
 	}
