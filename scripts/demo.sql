@@ -36,7 +36,9 @@ SELECT array_sort_gpu('{5,3,9,3,1}'::int8[]) AS sorted, array_distinct_gpu('{5,3
 
 \echo
 \echo '== Timing: array_intersect_gpu on random sorted int4 arrays held in PL/pgSQL variables (median of 3, ms)'
-DO $$
+CREATE FUNCTION pg_temp.demo_timing()
+RETURNS TABLE (elements int, cpu_ms text, gpu_ms text)
+LANGUAGE plpgsql AS $$
 DECLARE
     n int;
     a int4[];
@@ -45,28 +47,33 @@ DECLARE
     t timestamptz;
     dev text;
     ms float8[];
-    line text;
+    med text[];
     gpus int := (SELECT count(*) FROM setops_devices());
 BEGIN
-    RAISE NOTICE '% | % | %', lpad('elements', 10), lpad('cpu', 9), lpad('gpu', 9);
     FOREACH n IN ARRAY '{65536,1000000,4000000}'::int[] LOOP
         SELECT array_agg((i * 4 + floor(random() * 4))::int4 ORDER BY i) INTO a FROM generate_series(0, n - 1) i;
         SELECT array_agg((i * 4 + floor(random() * 4))::int4 ORDER BY i) INTO b FROM generate_series(0, n - 1) i;
-        line := lpad((2 * n)::text, 10);
+        med := '{}';
         FOREACH dev IN ARRAY '{cpu,gpu}'::text[] LOOP
             IF dev = 'gpu' AND gpus = 0 THEN
-                line := line || ' | ' || lpad('no GPU', 9);
+                med := med || 'no GPU'::text;
                 CONTINUE;
             END IF;
             PERFORM set_config('setops.device', dev, true);
+            r := array_intersect_gpu(a, b);		-- warm-up (CUDA starts on the first GPU call)
             ms := '{}';
             FOR k IN 1 .. 3 LOOP
                 t := clock_timestamp();
                 r := array_intersect_gpu(a, b);
                 ms := ms || extract(epoch FROM clock_timestamp() - t) * 1000;
             END LOOP;
-            line := line || ' | ' || lpad(to_char((SELECT x FROM unnest(ms) x ORDER BY x OFFSET 1 LIMIT 1), 'FM9990.000'), 9);
+            med := med || to_char((SELECT x FROM unnest(ms) x ORDER BY x OFFSET 1 LIMIT 1), 'FM9990.000');
         END LOOP;
-        RAISE NOTICE '%', line;
+        elements := 2 * n;
+        cpu_ms := med[1];
+        gpu_ms := med[2];
+        RETURN NEXT;
     END LOOP;
+    PERFORM set_config('setops.device', 'auto', true);
 END $$;
+SELECT * FROM pg_temp.demo_timing();
