@@ -33,25 +33,7 @@ extern "C"
 #include "../../extension/cpu/engine.h"
 }
 #include "../common/testgen.h"
-
-static long passed = 0;
-static long failed = 0;
-
-#define CHECK(cond, ...)													\
-	do {																	\
-		if (cond)															\
-			passed++;														\
-		else																\
-		{																	\
-			failed++;														\
-			if (failed <= 40)												\
-			{																\
-				fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);		\
-				fprintf(stderr, __VA_ARGS__);								\
-				fputc('\n', stderr);										\
-			}																\
-		}																	\
-	} while (0)
+#include "../common/testcheck.h"
 
 #define CUDA_OK(call)														\
 	do {																	\

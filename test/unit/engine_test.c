@@ -21,25 +21,7 @@
 
 #include "../../extension/cpu/engine.h"
 #include "../common/testgen.h"
-
-static long passed = 0;
-static long failed = 0;
-
-#define CHECK(cond, ...)										\
-	do {														\
-		if (cond)												\
-			passed++;											\
-		else													\
-		{														\
-			failed++;											\
-			if (failed <= 30)									\
-			{													\
-				fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-				fprintf(stderr, __VA_ARGS__);					\
-				fputc('\n', stderr);							\
-			}													\
-		}														\
-	} while (0)
+#include "../common/testcheck.h"
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
 static const char *path_names[] = {"auto", "merge", "gallop", "simd"};
