@@ -53,7 +53,8 @@ else
 OBJS += gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/bench/engine_bench \
+EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/packed_test test/unit/packed_fuzz \
+	test/bench/engine_bench \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/*.o
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -77,7 +78,7 @@ test/gpu/engine_%.o: extension/cpu/%.c $(ENGINE_HDRS)
 	$(CC) -O2 -c -o $@ $<
 GPU_TEST_ENGINE = $(patsubst extension/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS))
 
-test/gpu/kernel_test: test/gpu/kernel_test.cu test/common/testgen.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+test/gpu/kernel_test: test/gpu/kernel_test.cu test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
 
 test/gpu/kernel_bench: test/gpu/kernel_bench.cu $(GPU_LIB)
@@ -87,12 +88,25 @@ gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench
 .PHONY: gpu-tests
 endif
 
-# C unit tests of the CPU engine: no PostgreSQL needed.
-test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h $(ENGINE_SRCS) $(ENGINE_HDRS)
+# C unit tests of the CPU engine and the packed codec: no PostgreSQL needed.
+# The codec's tests and its fuzzer run under AddressSanitizer and UBSan.
+UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+PACKED_SRCS = extension/cpu/packed_codec.c
+PACKED_HDRS = extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h
+
+test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
 
-unittest: test/unit/engine_test
+test/unit/packed_test: test/unit/packed_test.c $(PACKED_SRCS) $(PACKED_HDRS)
+	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/packed_test.c $(PACKED_SRCS)
+
+test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
+	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/packed_fuzz.c $(PACKED_SRCS)
+
+unittest: test/unit/engine_test test/unit/packed_test test/unit/packed_fuzz
 	test/unit/engine_test
+	test/unit/packed_test
+	test/unit/packed_fuzz 20000
 
 test/bench/engine_bench: test/bench/engine_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -Wall -o $@ test/bench/engine_bench.c $(ENGINE_SRCS)
