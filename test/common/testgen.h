@@ -27,11 +27,11 @@ testgen_rnd(void)
 static inline int64_t
 testgen_range(int64_t lo, int64_t hi)
 {
-	uint64_t	span = (uint64_t) (hi - lo) + 1;
+	uint64_t	span = (uint64_t) hi - (uint64_t) lo + 1;
 
 	if (span == 0)
 		return (int64_t) testgen_rnd();
-	return lo + (int64_t) (testgen_rnd() % span);
+	return (int64_t) ((uint64_t) lo + testgen_rnd() % span);
 }
 
 typedef enum TestShape
