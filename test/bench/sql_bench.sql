@@ -32,6 +32,17 @@ LANGUAGE sql IMMUTABLE AS $$
     SELECT x FROM unnest(v) x ORDER BY x OFFSET (cardinality(v) - 1) / 2 LIMIT 1
 $$;
 
+-- the time split of the last operation, rounded to microseconds
+CREATE OR REPLACE FUNCTION pg_temp.last_split(OUT read_ms numeric, OUT upload_ms numeric,
+                                              OUT kernel_ms numeric, OUT download_ms numeric,
+                                              OUT cpu_ms numeric, OUT result_ms numeric)
+LANGUAGE sql VOLATILE AS $$
+    SELECT round(l.read_ms::numeric, 3), round(l.upload_ms::numeric, 3),
+           round(l.kernel_ms::numeric, 3), round(l.download_ms::numeric, 3),
+           round(l.cpu_ms::numeric, 3), round(l.result_ms::numeric, 3)
+    FROM setops_last_timing() l
+$$;
+
 CREATE OR REPLACE FUNCTION pg_temp.setops_bench_intersect(devices text[], runs int DEFAULT 3)
 RETURNS TABLE (case_name text, n_a int, n_b int, device text, setops_ms numeric,
                intarray_ms numeric, speedup numeric, read_ms numeric, upload_ms numeric,
@@ -81,11 +92,8 @@ BEGIN
             setops_ms := round(pg_temp.median(ts)::numeric, 3);
             intarray_ms := round(pg_temp.median(ti)::numeric, 3);
             speedup := round((pg_temp.median(ti) / greatest(pg_temp.median(ts), 0.001))::numeric, 1);
-            SELECT round(l.read_ms::numeric, 3), round(l.upload_ms::numeric, 3),
-                   round(l.kernel_ms::numeric, 3), round(l.download_ms::numeric, 3),
-                   round(l.cpu_ms::numeric, 3), round(l.result_ms::numeric, 3)
-              INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
-              FROM setops_last_timing() l;
+            SELECT * INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
+              FROM pg_temp.last_split();
             RETURN NEXT;
         END LOOP;
         PERFORM set_config('setops.device', 'auto', true);
@@ -137,11 +145,8 @@ BEGIN
         setops_ms := round(pg_temp.median(ts)::numeric, 3);
         intarray_ms := round(pg_temp.median(ti)::numeric, 3);
         speedup := round((pg_temp.median(ti) / greatest(pg_temp.median(ts), 0.001))::numeric, 1);
-        SELECT round(l.read_ms::numeric, 3), round(l.upload_ms::numeric, 3),
-               round(l.kernel_ms::numeric, 3), round(l.download_ms::numeric, 3),
-               round(l.cpu_ms::numeric, 3), round(l.result_ms::numeric, 3)
-          INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
-          FROM setops_last_timing() l;
+        SELECT * INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
+          FROM pg_temp.last_split();
         RETURN NEXT;
     END LOOP;
     PERFORM set_config('setops.device', 'auto', true);
