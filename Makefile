@@ -78,10 +78,10 @@ test/gpu/engine_%.o: extension/cpu/%.c $(ENGINE_HDRS)
 	$(CC) -O2 -c -o $@ $<
 GPU_TEST_ENGINE = $(patsubst extension/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS))
 
-test/gpu/kernel_test: test/gpu/kernel_test.cu test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+test/gpu/kernel_test: test/gpu/kernel_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
 
-test/gpu/kernel_bench: test/gpu/kernel_bench.cu $(GPU_LIB)
+test/gpu/kernel_bench: test/gpu/kernel_bench.cu test/gpu/cuda_ok.h $(GPU_LIB)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_LIB)
 
 gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench

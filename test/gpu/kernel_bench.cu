@@ -29,15 +29,7 @@
 
 #define RUNS 7
 
-#define CUDA_OK(call)														\
-	do {																	\
-		cudaError_t e_ = (call);											\
-		if (e_ != cudaSuccess)												\
-		{																	\
-			fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-			exit(2);														\
-		}																	\
-	} while (0)
+#include "cuda_ok.h"
 
 /* Thrust's temporary storage from one preallocated block. */
 struct BumpAllocator

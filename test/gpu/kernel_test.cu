@@ -35,15 +35,7 @@ extern "C"
 #include "../common/testgen.h"
 #include "../common/testcheck.h"
 
-#define CUDA_OK(call)														\
-	do {																	\
-		cudaError_t e_ = (call);											\
-		if (e_ != cudaSuccess)												\
-		{																	\
-			fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-			exit(2);														\
-		}																	\
-	} while (0)
+#include "cuda_ok.h"
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
 
