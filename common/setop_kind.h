@@ -56,11 +56,4 @@ setop_output_bound(SetopsOp op, long long na, long long nb)
 	}
 }
 
-/* Values for pairs travel from A only for these operations. */
-static inline int
-setop_values_from_a_only(SetopsOp op)
-{
-	return op == SETOPS_OP_INTERSECT || op == SETOPS_OP_DIFFERENCE;
-}
-
 #endif							/* SETOPS_SETOP_KIND_H */

@@ -18,12 +18,6 @@ static bool init_done = false;
 static int	device_count = 0;
 static char init_error[SETOPS_GPU_ERRLEN];
 
-extern "C" int
-setops_gpu_built_with_cuda(void)
-{
-	return 1;
-}
-
 extern "C" void
 setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn)
 {

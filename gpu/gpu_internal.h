@@ -54,7 +54,6 @@ void		gpu_pool_forget(void);
 /* ---- transfer.cu: copies through pinned staging ---- */
 
 cudaError_t gpu_staging_init(GpuPool *pool);
-void		gpu_staging_free(GpuPool *pool);
 cudaError_t gpu_upload(GpuPool *pool, void *dev, const void *host, size_t bytes);
 cudaError_t gpu_download(GpuPool *pool, void *host, const void *dev, size_t bytes);
 

@@ -10,12 +10,6 @@
 static const char *no_cuda = "setops was built without CUDA (WITH_CUDA=no or no nvcc found)";
 
 int
-setops_gpu_built_with_cuda(void)
-{
-	return 0;
-}
-
-int
 setops_gpu_device_count(char *errbuf, size_t errlen)
 {
 	snprintf(errbuf, errlen, "%s", no_cuda);
@@ -59,11 +53,6 @@ setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 
 void
 setops_gpu_debug_inject_fault(void)
-{
-}
-
-void
-setops_gpu_release_pools(void)
 {
 }
 

@@ -94,23 +94,6 @@ gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status, char *errbuf, size_t err
 	return &pool;
 }
 
-extern "C" void
-setops_gpu_release_pools(void)
-{
-	int			i;
-
-	if (!pool_ready)
-		return;
-	cudaStreamSynchronize(pool.stream);
-	cudaFree(pool.dev);
-	cudaFreeHost(pool.pinned);
-	gpu_staging_free(&pool);
-	for (i = 0; i < 4; i++)
-		cudaEventDestroy(pool.ev[i]);
-	cudaStreamDestroy(pool.stream);
-	gpu_pool_forget();
-}
-
 extern "C" int64_t
 setops_gpu_pool_bytes(void)
 {

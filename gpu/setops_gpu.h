@@ -53,9 +53,6 @@ extern int	setops_gpu_device_count(char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_gpu_device_info(int index, SetopsGpuDeviceInfo *info,
 											  char *errbuf, size_t errlen);
 
-/* Whether the library was built with CUDA at all. */
-extern int	setops_gpu_built_with_cuda(void);
-
 /*
  * Called by long GPU work between chunks; returns non-zero to stop, in
  * which case the operation returns SETOPS_GPU_CANCELLED having released
@@ -113,9 +110,6 @@ extern SetopsGpuStatus setops_gpu_sort(SetopsKeyType key_type, void *keys,
 /* Make the next GPU operation fail with a real device fault (a kernel
  * reading an invalid address), to test recovery from sticky errors. */
 extern void setops_gpu_debug_inject_fault(void);
-
-/* Release every pooled device and pinned buffer (tests, backend exit). */
-extern void setops_gpu_release_pools(void);
 
 /* Device memory held by this process's pools, in bytes. */
 extern int64_t setops_gpu_pool_bytes(void);

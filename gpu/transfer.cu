@@ -30,22 +30,6 @@ gpu_staging_init(GpuPool *pool)
 	return err;
 }
 
-void
-gpu_staging_free(GpuPool *pool)
-{
-	int			i;
-
-	for (i = 0; i < 2; i++)
-	{
-		if (pool->stage[i])
-			cudaFreeHost(pool->stage[i]);
-		if (pool->stage_done[i])
-			cudaEventDestroy(pool->stage_done[i]);
-		pool->stage[i] = NULL;
-		pool->stage_done[i] = NULL;
-	}
-}
-
 /* Queue host -> device; returns once the host memory may be reused. */
 cudaError_t
 gpu_upload(GpuPool *pool, void *dev, const void *host, size_t bytes)
