@@ -10,10 +10,11 @@
 
 #include "packed_codec.h"
 
+/* Bits needed for x, without a branch (gaps of 0 are common and random). */
 static inline int
 bit_length64(uint64_t x)
 {
-	return x ? 64 - __builtin_clzll(x) : 0;
+	return 64 - __builtin_clzll(x | 1) - (x == 0);
 }
 
 size_t
@@ -41,23 +42,6 @@ setops_packed_bound(int key_bytes, int64_t n)
  * in words of type WORD with WB bits (= rows per lane).
  */
 #define DEFINE_PACKED(SFX, KEY, WORD, WB)										\
-																				\
-/* Difference i of a lane's column, w bits at bit i * w of its w words. */		\
-static inline WORD																\
-unpack_##SFX(const WORD *words, int lanes, int lane, int row, int w)			\
-{																				\
-	int			bit = row * w;													\
-	int			j = bit / (WB);													\
-	int			s = bit % (WB);													\
-	WORD		v;																\
-																				\
-	if (w == 0)																	\
-		return 0;																\
-	v = words[j * lanes + lane] >> s;											\
-	if (s + w > (WB))															\
-		v |= words[(j + 1) * lanes + lane] << ((WB) - s);						\
-	return w == (WB) ? v : v & ((((WORD) 1) << w) - 1);							\
-}																				\
 																				\
 size_t																			\
 setops_packed_encode_##SFX(const KEY *keys, int64_t n, void *buf)				\
@@ -90,7 +74,8 @@ setops_packed_encode_##SFX(const KEY *keys, int64_t n, void *buf)				\
 	{																			\
 		int64_t		first = (int64_t) c * PACKED_CHUNK;							\
 		int			m = n - first < PACKED_CHUNK ? (int) (n - first) : PACKED_CHUNK;	\
-		int64_t		count[(WB) + 1];											\
+		int64_t		count4[4][(WB) + 1],										\
+					count[(WB) + 1];											\
 		int64_t		best_cost = -1,												\
 					above = 0,													\
 					best_above = 0;												\
@@ -98,9 +83,12 @@ setops_packed_encode_##SFX(const KEY *keys, int64_t n, void *buf)				\
 					w,															\
 					best_w = (WB);												\
 																				\
-		memset(count, 0, sizeof(count));										\
+		/* four histograms: no store-to-load chain when widths repeat */		\
+		memset(count4, 0, sizeof(count4));										\
 		for (i = 1; i < m; i++)													\
-			count[bit_length64((uint64_t) ((WORD) keys[first + i] - (WORD) keys[first + i - 1]))]++;	\
+			count4[i & 3][bit_length64((uint64_t) ((WORD) keys[first + i] - (WORD) keys[first + i - 1]))]++;	\
+		for (w = 0; w <= (WB); w++)												\
+			count[w] = count4[0][w] + count4[1][w] + count4[2][w] + count4[3][w];	\
 		/* from the widest down; above: differences wider than w */			\
 		for (w = (WB); w >= 0; w--)												\
 		{																		\
@@ -153,38 +141,50 @@ setops_packed_encode_##SFX(const KEY *keys, int64_t n, void *buf)				\
 		bases[c] = keys[first];													\
 		word_start[c] = (uint32_t) wpos;										\
 		diff[0] = 0;															\
-		for (i = 1; i < PACKED_CHUNK; i++)										\
+		for (i = 1; i < m; i++)													\
+			diff[i] = (WORD) keys[first + i] - (WORD) keys[first + i - 1];		\
+		for (; i < PACKED_CHUNK; i++)											\
+			diff[i] = 0;														\
+		if (w < (WB))															\
 		{																		\
-			diff[i] = i < m ? (WORD) keys[first + i] - (WORD) keys[first + i - 1] : 0;	\
-			has_patches |= w < (WB) && (diff[i] >> w) != 0;						\
+			WORD		wide = 0;												\
+																				\
+			for (i = 1; i < m; i++)												\
+				wide |= diff[i] >> w;											\
+			has_patches = wide != 0;											\
 		}																		\
 		patch_row[c] = has_patches ? row : PACKED_NO_PATCHES;					\
-		for (l = 0; l < lanes; l++)												\
-		{																		\
-			if (has_patches)													\
-				lane_offsets[row * (lanes + 1) + l] = (uint32_t) ppos;			\
-			for (r = 0; r < (WB); r++)											\
+		/* patches in lane order, then row (the transposed layout) */			\
+		if (has_patches)														\
+			for (l = 0; l < lanes; l++)											\
 			{																	\
-				int			pos = r * lanes + l;								\
-				WORD		v = diff[pos];										\
-				int			bit = r * w;										\
-				int			j = bit / (WB);										\
-				int			sh = bit % (WB);									\
-																				\
-				if (w < (WB) && (v >> w) != 0)									\
+				lane_offsets[row * (lanes + 1) + l] = (uint32_t) ppos;			\
+				for (r = 0; r < (WB); r++)										\
 				{																\
-					patch_pos[ppos] = (uint16_t) pos;							\
-					patch_diff[ppos] = v;										\
-					ppos++;														\
+					int			pos = r * lanes + l;							\
+																				\
+					if ((diff[pos] >> w) != 0)									\
+					{															\
+						patch_pos[ppos] = (uint16_t) pos;						\
+						patch_diff[ppos] = diff[pos];							\
+						ppos++;													\
+					}															\
 				}																\
-				if (w == 0)														\
-					continue;													\
-				if (w < (WB))													\
-					v &= (((WORD) 1) << w) - 1;									\
-				cw[j * lanes + l] |= v << sh;									\
-				if (sh + w > (WB))												\
-					cw[(j + 1) * lanes + l] |= v >> ((WB) - sh);				\
 			}																	\
+		/* row by row: one bit offset for all lanes, a loop that vectorises */	\
+		for (r = 0; w > 0 && r < (WB); r++)										\
+		{																		\
+			int			bit = r * w;											\
+			int			sh = bit % (WB);										\
+			WORD	   *dst = cw + (bit / (WB)) * lanes;						\
+			const WORD *src = diff + r * lanes;									\
+			WORD		mask = w == (WB) ? ~(WORD) 0 : (((WORD) 1) << w) - 1;	\
+																				\
+			for (l = 0; l < lanes; l++)											\
+				dst[l] |= (src[l] & mask) << sh;								\
+			if (sh + w > (WB))													\
+				for (l = 0; l < lanes; l++)										\
+					dst[lanes + l] |= (src[l] & mask) >> ((WB) - sh);			\
 		}																		\
 		if (has_patches)														\
 		{																		\
@@ -235,11 +235,29 @@ setops_packed_decode_##SFX(const void *buf, KEY *out)							\
 		int			i,															\
 					l,															\
 					r;															\
-		KEY			v;															\
 																				\
-		for (l = 0; l < lanes; l++)												\
-			for (r = 0; r < (WB); r++)											\
-				diff[r * lanes + l] = unpack_##SFX(cw, lanes, l, r, w);			\
+		WORD		u,															\
+					bad = 0;													\
+																				\
+		/* row by row, as the encoder packed them */							\
+		for (r = 0; r < (WB); r++)												\
+		{																		\
+			int			bit = r * w;											\
+			int			sh = bit % (WB);										\
+			const WORD *src = cw + (bit / (WB)) * lanes;						\
+			WORD	   *dst = diff + r * lanes;									\
+			WORD		mask = w == (WB) ? ~(WORD) 0 : (((WORD) 1) << w) - 1;	\
+																				\
+			if (w == 0)															\
+				for (l = 0; l < lanes; l++)										\
+					dst[l] = 0;													\
+			else if (sh + w > (WB))												\
+				for (l = 0; l < lanes; l++)										\
+					dst[l] = ((src[l] >> sh) | (src[lanes + l] << ((WB) - sh))) & mask;	\
+			else																\
+				for (l = 0; l < lanes; l++)										\
+					dst[l] = (src[l] >> sh) & mask;								\
+		}																		\
 		if (patch_row[c] != PACKED_NO_PATCHES)									\
 		{																		\
 			const uint32_t *lo = lane_offsets + (size_t) patch_row[c] * (lanes + 1);	\
@@ -251,20 +269,28 @@ setops_packed_decode_##SFX(const void *buf, KEY *out)							\
 		/* the previous chunk's last key must not exceed this base */			\
 		if (c > 0 && bases[c] < out[first - 1])									\
 			return "chunk bases are not in ascending order";					\
-		v = bases[c];															\
-		out[first] = v;															\
+		/*																		\
+		 * The prefix sum in the keys' order-preserving unsigned form: a		\
+		 * step that wraps around is no ascending step.							\
+		 */																		\
+		u = (WORD) bases[c] ^ SIGN_##SFX;										\
+		out[first] = bases[c];													\
 		for (i = 1; i < m; i++)													\
 		{																		\
-			KEY			next = (KEY) ((WORD) v + diff[i]);						\
+			WORD		next = u + diff[i];										\
 																				\
-			/* a difference that wraps around is no ascending step */			\
-			if (next < v)														\
-				return "differences overflow the key type";						\
-			out[first + i] = v = next;											\
+			bad |= next < u;													\
+			out[first + i] = (KEY) (next ^ SIGN_##SFX);							\
+			u = next;															\
 		}																		\
+		if (bad)																\
+			return "differences overflow the key type";							\
 	}																			\
 	return NULL;																\
 }
+
+#define SIGN_i32 ((uint32_t) 1 << 31)
+#define SIGN_i64 ((uint64_t) 1 << 63)
 
 DEFINE_PACKED(i32, int32_t, uint32_t, 32)
 DEFINE_PACKED(i64, int64_t, uint64_t, 64)
