@@ -7,10 +7,11 @@
  * (L = 32 for int32: a warp per chunk; L = 16 for int64: the two halves of
  * a warp decode two chunks side by side).  A thread walks its lane's
  * column row by row:
- *   - a streaming bit window of three words gives the row's difference
- *     (a funnel shift and a mask); the window loads its next word from
- *     global memory two words ahead of use, and the words of one row are
- *     consecutive across the segment, so each load is coalesced;
+ *   - a streaming bit window gives the row's difference (a funnel shift
+ *     of its two words and a mask) while a third word is in flight from
+ *     global memory; the words of one row are consecutive across the
+ *     segment, so each load is coalesced, and a lane loads only its w
+ *     words;
  *   - a cursor over the thread's own range of the chunk's lane_offsets row
  *     replaces the difference by the patch when the next patch is at this
  *     row (patches are sorted by chunk, lane and row: no search);
@@ -30,17 +31,18 @@ namespace setops
 {
 
 /*
- * Launch shape.  A chunk is little work (32 or 64 rows of a few dozen
+ * Launch shape.  A chunk is little work (32 or 64 rows of about 30 or 55
  * instructions) behind two or three dependent loads (chunk metadata, then
  * words and lane offsets, then the first patch), so throughput comes from
  * many resident warps, each with its own loads in flight, rather than from
- * work per warp: blocks of DECODE_WARPS warps (few registers per thread,
- * so many blocks fit an SM), each warp decoding DECODE_GROUPS consecutive
- * groups of 32 / L chunks.  -D overrides are for sweeps with
- * test/gpu/packed_bench.
+ * work per warp.  The kernels take 32 and 39 registers: with small blocks
+ * of PACKED_DECODE_WARPS warps an SM holds 64 (int32) or 48 (int64) warps,
+ * and a value of a few thousand chunks still spreads over every SM.  Each
+ * warp decodes PACKED_DECODE_GROUPS consecutive groups of 32 / L chunks.
+ * -D overrides are for sweeps with test/gpu/packed_bench.
  */
 #ifndef PACKED_DECODE_WARPS
-#define PACKED_DECODE_WARPS 8
+#define PACKED_DECODE_WARPS 4
 #endif
 #ifndef PACKED_DECODE_GROUPS
 #define PACKED_DECODE_GROUPS 1
@@ -101,6 +103,67 @@ window_bits(unsigned long long lo, unsigned long long hi, int s)
 }
 
 /*
+ * v, opaque to the compiler, which would otherwise compute it again in
+ * every row (six instructions a row for a 64-bit mask) to save a register.
+ */
+static __device__ __forceinline__ uint32_t
+keep_in_register(uint32_t v)
+{
+	asm("" : "+r"(v));
+	return v;
+}
+
+static __device__ __forceinline__ unsigned long long
+keep_in_register(unsigned long long v)
+{
+	asm("" : "+l"(v));
+	return v;
+}
+
+/*
+ * One step of the inclusive scan over segments of width lanes: v plus the
+ * value of the lane d below, where that lane is in the segment.  The
+ * shuffle's own in-range predicate guards the add (with __shfl_up_sync,
+ * the compiler makes a select and an add of it).
+ */
+template <int Width>
+static __device__ __forceinline__ uint32_t
+scan_step(uint32_t v, int d)
+{
+	uint32_t	r;
+
+	asm volatile("{\n\t"
+		".reg .u32 r0;\n\t"
+		".reg .pred p;\n\t"
+		"shfl.sync.up.b32 r0|p, %1, %2, %3, %4;\n\t"
+		"@p add.u32 r0, r0, %1;\n\t"
+		"mov.u32 %0, r0;\n\t"
+		"}"
+		: "=r"(r) : "r"(v), "r"(d), "r"((32 - Width) << 8), "r"(FULL_MASK));
+	return r;
+}
+
+template <int Width>
+static __device__ __forceinline__ unsigned long long
+scan_step(unsigned long long v, int d)
+{
+	unsigned long long r;
+
+	asm volatile("{\n\t"
+		".reg .u32 vlo, vhi, lo, hi;\n\t"
+		".reg .pred p;\n\t"
+		"mov.b64 {vlo, vhi}, %1;\n\t"
+		"shfl.sync.up.b32 lo|p, vlo, %2, %3, %4;\n\t"
+		"shfl.sync.up.b32 hi|p, vhi, %2, %3, %4;\n\t"
+		"@p add.cc.u32 lo, lo, vlo;\n\t"
+		"@p addc.u32 hi, hi, vhi;\n\t"
+		"mov.b64 %0, {lo, hi};\n\t"
+		"}"
+		: "=l"(r) : "l"(v), "r"(d), "r"((32 - Width) << 8), "r"(FULL_MASK));
+	return r;
+}
+
+/*
  * Decode chunk c (its lane l) with the other L - 1 threads of the segment.
  * Every thread of the warp calls this the same number of times, so the
  * shuffles see full warps; a thread whose c is past the last chunk (the
@@ -140,7 +203,7 @@ decode_chunk(const DecodeParams<Word> &p, uint32_t c, int l)
 		rem = (int) min(p.n - first, (int64_t) PACKED_CHUNK);
 		dst = p.out + first + l;
 	}
-	mask = w == WB ? ~(Word) 0 : ((Word) 1 << w) - 1;
+	mask = keep_in_register(w == WB ? ~(Word) 0 : ((Word) 1 << w) - 1);
 
 	/* the window: words 0 and 1 of the column, word 2 in flight */
 	if (w > 0)
@@ -208,12 +271,7 @@ decode_chunk(const DecodeParams<Word> &p, uint32_t c, int l)
 		/* the row's keys in key order: an inclusive scan over the segment */
 #pragma unroll
 		for (int d = 1; d < L; d *= 2)
-		{
-			Word		y = __shfl_up_sync(FULL_MASK, v, d, L);
-
-			if (l >= d)
-				v += y;
-		}
+			v = scan_step<L>(v, d);
 		total = __shfl_sync(FULL_MASK, v, L - 1, L);
 		if (r * L + l < rem)
 			dst[r * L] = carry + v;
