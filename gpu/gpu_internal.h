@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "setops_gpu.h"
+#include "../common/packed_format.h"
 
 /* ---- device.cu: initialisation and errors ---- */
 
@@ -105,5 +106,17 @@ size_t		sort_scratch_bytes(SetopsKeyType key_type, int n);
 cudaError_t sort_enqueue(SetopsKeyType key_type, void *keys, void *out, int n,
 						 bool distinct, void *scratch, size_t scratch_bytes,
 						 int *count_dev, cudaStream_t stream);
+
+/* ---- packed_decode.cu ---- */
+
+/*
+ * Decode the packed value whose bytes (header included, as on the host) are
+ * at packed_dev in device memory into keys_dev[0, h->n) (int32 or int64 by
+ * h->key_bytes).  h is a host copy of the value's header; the value was
+ * checked on the host (setops_packed_check).  Enqueued on stream; no sync.
+ * No order check here: consumers (the set-operation kernel) check order.
+ */
+cudaError_t packed_decode_enqueue(const PackedHeader *h, const void *packed_dev,
+                                  void *keys_dev, cudaStream_t stream);
 
 #endif							/* SETOPS_GPU_INTERNAL_H */

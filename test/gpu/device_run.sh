@@ -4,14 +4,19 @@
 # Build here first (nvcc is here):
 #   make && make gpu-tests && make install DESTDIR=$PWD/.pgb/ext
 # then on the GPU machine, from the checkout root (carry .pgb and
-# test/gpu/kernel_test, test/gpu/kernel_bench):
+# test/gpu/kernel_test, test/gpu/kernel_bench, test/gpu/packed_decode_test,
+# test/gpu/packed_bench):
 #   bash test/gpu/device_run.sh kernel memcheck racecheck bench pg sqlbench
+#   bash test/gpu/device_run.sh packed packedcheck packedbench
 #
 # Steps:
 #   kernel     GPU kernel tests against the CPU engine (test/gpu/kernel_test)
 #   memcheck   the quick kernel tests under compute-sanitizer memcheck
 #   racecheck  the quick kernel tests under compute-sanitizer racecheck
 #   bench      kernels against Thrust (test/gpu/kernel_bench)
+#   packed     the packed decoder against the CPU codec (test/gpu/packed_decode_test)
+#   packedcheck  the quick packed decoder tests under compute-sanitizer memcheck
+#   packedbench  packed decoder throughput against a device copy (test/gpu/packed_bench)
 #   pg         every suite inside PostgreSQL with setops.device = gpu, auto
 #   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
@@ -47,6 +52,9 @@ for s in "$@"; do
 		memcheck) step memcheck compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/kernel_test quick ;;
 		racecheck) step racecheck compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/kernel_test quick ;;
 		bench) step bench test/gpu/kernel_bench ;;
+		packed) step packed test/gpu/packed_decode_test full ;;
+		packedcheck) step packedcheck compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/packed_decode_test quick ;;
+		packedbench) step packedbench test/gpu/packed_bench ;;
 		pg)
 			pg_start || { status=1; continue; }
 			step pg env SETOPS_TEST_EXISTING=1 SETOPS_TEST_MODES="gpu auto" \
