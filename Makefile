@@ -24,12 +24,14 @@ OBJS = \
 	extension/setop_funcs.o \
 	extension/sort_funcs.o \
 	extension/agg_funcs.o \
+	extension/packed_type.o \
+	extension/cpu/packed_codec.o \
 	extension/device_funcs.o \
 	extension/cpu/setop_engine.o \
 	extension/cpu/simd_avx2.o \
 	extension/cpu/sort.o
 
-REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_devices
+REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_devices
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

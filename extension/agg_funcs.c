@@ -26,6 +26,7 @@ PG_FUNCTION_INFO_V1(setops_intersect_agg_trans);
 PG_FUNCTION_INFO_V1(setops_union_agg_trans);
 PG_FUNCTION_INFO_V1(setops_merge_agg_trans);
 PG_FUNCTION_INFO_V1(setops_agg_final);
+PG_FUNCTION_INFO_V1(setops_agg_final_packed);
 PG_FUNCTION_INFO_V1(setops_agg_combine);
 PG_FUNCTION_INFO_V1(setops_agg_serialize);
 PG_FUNCTION_INFO_V1(setops_agg_deserialize);
@@ -188,7 +189,8 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	}
 
 	/* every row is checked, even once an intersection is empty */
-	setops_read_keys(PG_GETARG_DATUM(1), 1, fname, &row);
+	setops_read_arg(fcinfo, 1, 1, fname, &row);
+	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
 		state = agg_state_new(aggcxt, op, row.type);
@@ -218,26 +220,49 @@ setops_merge_agg_trans(PG_FUNCTION_ARGS)
  * The final function collapses the runs in place.  That changes how the
  * state is held, not what it means, so it stays correct when PostgreSQL
  * calls it again (window frames) or shares the state between aggregates.
+ * Returns the single run left, or NULL when there were no non-NULL rows.
  */
+static AggRun *
+agg_final_run(FunctionCallInfo fcinfo)
+{
+	SetopsAggState *state;
+
+	if (PG_ARGISNULL(0))
+		return NULL;
+	state = (SetopsAggState *) PG_GETARG_POINTER(0);
+	/* gpu mode means the GPU or an ERROR, even with nothing to combine */
+	(void) setops_gpu_usable(agg_name(state->op), 0);
+	agg_collapse(state);
+	return &state->runs[0];
+}
+
 Datum
 setops_agg_final(PG_FUNCTION_ARGS)
 {
+	AggRun	   *run = agg_final_run(fcinfo);
 	SetopsAggState *state;
 	SetopsResult res;
-	const char *fname;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();		/* no non-NULL rows */
+	if (run == NULL)
+		PG_RETURN_NULL();
 	state = (SetopsAggState *) PG_GETARG_POINTER(0);
-	fname = agg_name(state->op);
-	/* gpu mode means the GPU or an ERROR, even with nothing to combine */
-	(void) setops_gpu_usable(fname, 0);
-	agg_collapse(state);
-
 	setops_result_alloc(&res, setops_key_elemtype(state->type),
-						setops_key_size(state->type), state->runs[0].n, fname);
-	memcpy(res.data, state->runs[0].keys, state->runs[0].n * setops_key_size(state->type));
-	PG_RETURN_DATUM(setops_result_finish(&res, state->runs[0].n, fname));
+						setops_key_size(state->type), run->n, agg_name(state->op));
+	memcpy(res.data, run->keys, run->n * setops_key_size(state->type));
+	PG_RETURN_DATUM(setops_result_finish(&res, run->n, agg_name(state->op)));
+}
+
+/* The aggregates over packed rows return packed. */
+Datum
+setops_agg_final_packed(PG_FUNCTION_ARGS)
+{
+	AggRun	   *run = agg_final_run(fcinfo);
+	SetopsAggState *state;
+
+	if (run == NULL)
+		PG_RETURN_NULL();
+	state = (SetopsAggState *) PG_GETARG_POINTER(0);
+	PG_RETURN_DATUM(setops_packed_datum(state->type, run->keys, run->n, agg_name(state->op)));
 }
 
 Datum

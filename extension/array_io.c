@@ -199,6 +199,8 @@ setops_read_keys(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 	keys->sorted_known = false;
 	keys->first_unsorted = -1;
 	keys->distinct_known = false;
+	keys->packed = NULL;
+	keys->packed_size = 0;
 
 	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)))
 	{

@@ -56,15 +56,16 @@ setops_devices(PG_FUNCTION_ARGS)
  * setops_last_timing(): where the last two-argument set operation of this
  * backend spent its time, in milliseconds.  For benchmarks: read is
  * detoasting and reading the arguments; upload, kernel and download are the
- * GPU's (zero on the CPU); cpu is the CPU engine with its order check;
- * result is building the result array.
+ * GPU's (zero on the CPU); decode is unpacking packed arguments (on the
+ * GPU, or on the CPU before the engine); cpu is the CPU engine with its
+ * order check; result is building the result (packing it, for packed).
  */
 Datum
 setops_last_timing(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[8];
-	bool		nulls[8] = {false, false, false, false, false, false, false, false};
+	Datum		values[9];
+	bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "setops_last_timing: return type must be a row type");
@@ -72,10 +73,11 @@ setops_last_timing(PG_FUNCTION_ARGS)
 	values[0] = CStringGetTextDatum(setops_last.on_gpu ? "gpu" : "cpu");
 	values[1] = Float8GetDatum(setops_last.read_ms);
 	values[2] = Float8GetDatum(setops_last.upload_ms);
-	values[3] = Float8GetDatum(setops_last.kernel_ms);
-	values[4] = Float8GetDatum(setops_last.download_ms);
-	values[5] = Float8GetDatum(setops_last.cpu_ms);
-	values[6] = Float8GetDatum(setops_last.result_ms);
-	values[7] = Float8GetDatum(setops_last.total_ms);
+	values[3] = Float8GetDatum(setops_last.decode_ms);
+	values[4] = Float8GetDatum(setops_last.kernel_ms);
+	values[5] = Float8GetDatum(setops_last.download_ms);
+	values[6] = Float8GetDatum(setops_last.cpu_ms);
+	values[7] = Float8GetDatum(setops_last.result_ms);
+	values[8] = Float8GetDatum(setops_last.total_ms);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

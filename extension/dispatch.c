@@ -96,6 +96,17 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	args.na = a->n;
 	args.b = b->data;
 	args.nb = b->n;
+	/* packed arguments cross as they are and are decoded on the device */
+	if (a->packed && !a->data)
+	{
+		args.a_packed = a->packed;
+		args.a_packed_size = a->packed_size;
+	}
+	if (b->packed && !b->data)
+	{
+		args.b_packed = b->packed;
+		args.b_packed_size = b->packed_size;
+	}
 	args.inputs_distinct = a->distinct_known && b->distinct_known;
 	args.out_keys = out_keys;
 	if (av)
@@ -113,11 +124,19 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	}
 	setops_last.on_gpu = true;
 	setops_last.upload_ms = args.ms_upload;
+	setops_last.decode_ms = args.ms_decode;
 	setops_last.kernel_ms = args.ms_kernel;
 	setops_last.download_ms = args.ms_download;
 	if (args.unsorted_arg != 0)
 	{
 		SetopsKeys *bad = args.unsorted_arg == 1 ? a : b;
+
+		/* packed values decode ascending unless their bytes were altered */
+		if (bad->packed)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
+							fname, bad->argno)));
 
 		bad->sorted_known = true;
 		bad->first_unsorted = args.unsorted_pos;
@@ -141,6 +160,8 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 		gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, &n))
 		return n;
 
+	setops_keys_materialize(a, fname);
+	setops_keys_materialize(b, fname);
 	t0 = setops_now_ms();
 	setops_require_sorted2(fname, a, b);
 	if (a->type == SETOPS_KEY_INT64)

@@ -12,6 +12,7 @@
 #include "utils/array.h"
 
 #include "setops.h"
+#include "cpu/engine.h"
 
 PG_FUNCTION_INFO_V1(setops_intersect);
 PG_FUNCTION_INFO_V1(setops_union);
@@ -22,6 +23,11 @@ PG_FUNCTION_INFO_V1(setops_union_pairs);
 PG_FUNCTION_INFO_V1(setops_difference_pairs);
 PG_FUNCTION_INFO_V1(setops_symdiff_pairs);
 
+/*
+ * (a, b) -> result.  Each argument is an array or a packed value (mixed
+ * freely); the result is packed when the call is declared to return packed
+ * (both arguments packed), an array otherwise.
+ */
 static Datum
 setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 {
@@ -33,16 +39,31 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 				t1,
 				t2;
 	Datum		result;
+	bool		packed_result = setops_returns_packed(fcinfo);
+	void	   *out;
 
 	memset(&setops_last, 0, sizeof(setops_last));
-	setops_read_keys(PG_GETARG_DATUM(0), 1, fname, &a);
-	setops_read_keys(PG_GETARG_DATUM(1), 2, fname, &b);
-	setops_result_alloc(&res, setops_key_elemtype(a.type), setops_key_size(a.type),
-						setop_output_bound(op, a.n, b.n), fname);
+	setops_read_arg(fcinfo, 0, 1, fname, &a);
+	setops_read_arg(fcinfo, 1, 2, fname, &b);
+	if (packed_result)
+		out = palloc_extended((setop_output_bound(op, a.n, b.n) + SETOPS_CPU_OUTPUT_SLACK) *
+							  setops_key_size(a.type), MCXT_ALLOC_HUGE);
+	else
+	{
+		setops_result_alloc(&res, setops_key_elemtype(a.type), setops_key_size(a.type),
+							setop_output_bound(op, a.n, b.n), fname);
+		out = res.data;
+	}
 	t1 = setops_now_ms();
-	n = setops_run_setop(fname, op, &a, &b, res.data);
+	n = setops_run_setop(fname, op, &a, &b, out);
 	t2 = setops_now_ms();
-	result = setops_result_finish(&res, n, fname);
+	if (packed_result)
+	{
+		result = setops_packed_datum(a.type, out, n, fname);
+		pfree(out);
+	}
+	else
+		result = setops_result_finish(&res, n, fname);
 	setops_last.read_ms = t1 - t0;
 	setops_last.result_ms = setops_now_ms() - t2;
 	setops_last.total_ms = setops_now_ms() - t0;

@@ -295,6 +295,317 @@ CREATE AGGREGATE array_merge_agg(int8[]) (
 );
 COMMENT ON AGGREGATE array_merge_agg(int8[]) IS 'sorted multiset sum (merge) of all rows';
 
+
+--
+-- Packed arrays: sorted int4 / int8 sequences stored compressed (differences
+-- of consecutive keys bit-packed in chunks of 1024, with patches for the few
+-- that do not fit), decoded on the GPU next to the set operation.  Text form
+-- as an array: '{1,2,3}'.  Values must be sorted ascending (duplicates
+-- allowed) and free of nulls: the casts from arrays ERROR otherwise (sort
+-- first with array_sort_gpu()), they never sort silently.
+--
+CREATE TYPE packed_int4;
+
+CREATE FUNCTION packed_int4_in(cstring) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_packed_int4_in'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION packed_int4_out(packed_int4) RETURNS cstring
+AS 'MODULE_PATHNAME', 'setops_packed_out'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION packed_int4_recv(internal) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_packed_int4_recv'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION packed_int4_send(packed_int4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'setops_packed_send'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- external: stored out of line when large, never pglz'd (already compact)
+CREATE TYPE packed_int4 (
+    INPUT = packed_int4_in,
+    OUTPUT = packed_int4_out,
+    RECEIVE = packed_int4_recv,
+    SEND = packed_int4_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT = double,
+    STORAGE = external
+);
+COMMENT ON TYPE packed_int4 IS 'sorted int4 keys, packed: bit-packed differences with patches, decoded on the GPU';
+
+CREATE FUNCTION array_pack(a int4[]) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_array_pack'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION array_pack(int4[]) IS
+'packs a sorted array (ERROR if unsorted: sort it first with array_sort_gpu())';
+
+CREATE FUNCTION array_unpack(a packed_int4) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_array_unpack'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION array_unpack(packed_int4) IS 'the sorted array a packed value holds';
+
+CREATE FUNCTION cardinality(a packed_int4) RETURNS int4
+AS 'MODULE_PATHNAME', 'setops_packed_cardinality'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cardinality(packed_int4) IS 'number of keys (reads only the header)';
+
+CREATE FUNCTION packed_int4(bytea) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_packed_int4_from_bytea'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION packed_int4(bytea) IS 'a packed value from its binary form, fully validated';
+
+CREATE FUNCTION bytea(a packed_int4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'setops_packed_to_bytea'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bytea(packed_int4) IS 'the binary form of a packed value';
+
+CREATE CAST (int4[] AS packed_int4) WITH FUNCTION array_pack(int4[]) AS ASSIGNMENT;
+CREATE CAST (packed_int4 AS int4[]) WITH FUNCTION array_unpack(packed_int4) AS ASSIGNMENT;
+CREATE CAST (bytea AS packed_int4) WITH FUNCTION packed_int4(bytea);
+CREATE CAST (packed_int4 AS bytea) WITH FUNCTION bytea(packed_int4);
+-- the four operations on packed values (mixed with arrays: an array result)
+CREATE FUNCTION array_intersect_gpu(a packed_int4, b packed_int4) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_intersect'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_intersect_gpu(a packed_int4, b int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_intersect'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_intersect_gpu(a int4[], b packed_int4) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_intersect'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_union_gpu(a packed_int4, b packed_int4) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_union'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_union_gpu(a packed_int4, b int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_union'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_union_gpu(a int4[], b packed_int4) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_union'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_difference_gpu(a packed_int4, b packed_int4) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_difference'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_difference_gpu(a packed_int4, b int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_difference'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_difference_gpu(a int4[], b packed_int4) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_difference'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_symdiff_gpu(a packed_int4, b packed_int4) RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_symdiff'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_symdiff_gpu(a packed_int4, b int4[]) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_symdiff'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_symdiff_gpu(a int4[], b packed_int4) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_symdiff'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION setops_agg_final_packed_int4(internal)
+RETURNS packed_int4
+AS 'MODULE_PATHNAME', 'setops_agg_final_packed'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION setops_intersect_agg_trans(internal, packed_int4)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'setops_intersect_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE array_intersect_agg(packed_int4) (
+    SFUNC = setops_intersect_agg_trans,
+    STYPE = internal,
+    FINALFUNC = setops_agg_final_packed_int4,
+    COMBINEFUNC = setops_agg_combine,
+    SERIALFUNC = setops_agg_serialize,
+    DESERIALFUNC = setops_agg_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE array_intersect_agg(packed_int4) IS 'multiset intersection of all rows (packed)';
+
+CREATE FUNCTION setops_union_agg_trans(internal, packed_int4)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'setops_union_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE array_union_agg(packed_int4) (
+    SFUNC = setops_union_agg_trans,
+    STYPE = internal,
+    FINALFUNC = setops_agg_final_packed_int4,
+    COMBINEFUNC = setops_agg_combine,
+    SERIALFUNC = setops_agg_serialize,
+    DESERIALFUNC = setops_agg_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE array_union_agg(packed_int4) IS 'multiset union of all rows (packed)';
+
+CREATE FUNCTION setops_merge_agg_trans(internal, packed_int4)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'setops_merge_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE array_merge_agg(packed_int4) (
+    SFUNC = setops_merge_agg_trans,
+    STYPE = internal,
+    FINALFUNC = setops_agg_final_packed_int4,
+    COMBINEFUNC = setops_agg_combine,
+    SERIALFUNC = setops_agg_serialize,
+    DESERIALFUNC = setops_agg_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE array_merge_agg(packed_int4) IS 'sorted multiset sum (merge) of all rows (packed)';
+
+CREATE TYPE packed_int8;
+
+CREATE FUNCTION packed_int8_in(cstring) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_packed_int8_in'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION packed_int8_out(packed_int8) RETURNS cstring
+AS 'MODULE_PATHNAME', 'setops_packed_out'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION packed_int8_recv(internal) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_packed_int8_recv'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION packed_int8_send(packed_int8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'setops_packed_send'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- external: stored out of line when large, never pglz'd (already compact)
+CREATE TYPE packed_int8 (
+    INPUT = packed_int8_in,
+    OUTPUT = packed_int8_out,
+    RECEIVE = packed_int8_recv,
+    SEND = packed_int8_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT = double,
+    STORAGE = external
+);
+COMMENT ON TYPE packed_int8 IS 'sorted int8 keys, packed: bit-packed differences with patches, decoded on the GPU';
+
+CREATE FUNCTION array_pack(a int8[]) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_array_pack'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION array_pack(int8[]) IS
+'packs a sorted array (ERROR if unsorted: sort it first with array_sort_gpu())';
+
+CREATE FUNCTION array_unpack(a packed_int8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_array_unpack'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION array_unpack(packed_int8) IS 'the sorted array a packed value holds';
+
+CREATE FUNCTION cardinality(a packed_int8) RETURNS int4
+AS 'MODULE_PATHNAME', 'setops_packed_cardinality'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cardinality(packed_int8) IS 'number of keys (reads only the header)';
+
+CREATE FUNCTION packed_int8(bytea) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_packed_int8_from_bytea'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION packed_int8(bytea) IS 'a packed value from its binary form, fully validated';
+
+CREATE FUNCTION bytea(a packed_int8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'setops_packed_to_bytea'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bytea(packed_int8) IS 'the binary form of a packed value';
+
+CREATE CAST (int8[] AS packed_int8) WITH FUNCTION array_pack(int8[]) AS ASSIGNMENT;
+CREATE CAST (packed_int8 AS int8[]) WITH FUNCTION array_unpack(packed_int8) AS ASSIGNMENT;
+CREATE CAST (bytea AS packed_int8) WITH FUNCTION packed_int8(bytea);
+CREATE CAST (packed_int8 AS bytea) WITH FUNCTION bytea(packed_int8);
+-- the four operations on packed values (mixed with arrays: an array result)
+CREATE FUNCTION array_intersect_gpu(a packed_int8, b packed_int8) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_intersect'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_intersect_gpu(a packed_int8, b int8[]) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_intersect'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_intersect_gpu(a int8[], b packed_int8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_intersect'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_union_gpu(a packed_int8, b packed_int8) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_union'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_union_gpu(a packed_int8, b int8[]) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_union'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_union_gpu(a int8[], b packed_int8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_union'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_difference_gpu(a packed_int8, b packed_int8) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_difference'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_difference_gpu(a packed_int8, b int8[]) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_difference'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_difference_gpu(a int8[], b packed_int8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_difference'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_symdiff_gpu(a packed_int8, b packed_int8) RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_symdiff'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_symdiff_gpu(a packed_int8, b int8[]) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_symdiff'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION array_symdiff_gpu(a int8[], b packed_int8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_symdiff'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION setops_agg_final_packed_int8(internal)
+RETURNS packed_int8
+AS 'MODULE_PATHNAME', 'setops_agg_final_packed'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION setops_intersect_agg_trans(internal, packed_int8)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'setops_intersect_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE array_intersect_agg(packed_int8) (
+    SFUNC = setops_intersect_agg_trans,
+    STYPE = internal,
+    FINALFUNC = setops_agg_final_packed_int8,
+    COMBINEFUNC = setops_agg_combine,
+    SERIALFUNC = setops_agg_serialize,
+    DESERIALFUNC = setops_agg_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE array_intersect_agg(packed_int8) IS 'multiset intersection of all rows (packed)';
+
+CREATE FUNCTION setops_union_agg_trans(internal, packed_int8)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'setops_union_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE array_union_agg(packed_int8) (
+    SFUNC = setops_union_agg_trans,
+    STYPE = internal,
+    FINALFUNC = setops_agg_final_packed_int8,
+    COMBINEFUNC = setops_agg_combine,
+    SERIALFUNC = setops_agg_serialize,
+    DESERIALFUNC = setops_agg_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE array_union_agg(packed_int8) IS 'multiset union of all rows (packed)';
+
+CREATE FUNCTION setops_merge_agg_trans(internal, packed_int8)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'setops_merge_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE array_merge_agg(packed_int8) (
+    SFUNC = setops_merge_agg_trans,
+    STYPE = internal,
+    FINALFUNC = setops_agg_final_packed_int8,
+    COMBINEFUNC = setops_agg_combine,
+    SERIALFUNC = setops_agg_serialize,
+    DESERIALFUNC = setops_agg_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE array_merge_agg(packed_int8) IS 'sorted multiset sum (merge) of all rows (packed)';
+
 --
 -- The GPUs this backend can use (zero rows without one).
 --
@@ -317,6 +628,7 @@ CREATE FUNCTION setops_last_timing(
     OUT device text,
     OUT read_ms float8,
     OUT upload_ms float8,
+    OUT decode_ms float8,
     OUT kernel_ms float8,
     OUT download_ms float8,
     OUT cpu_ms float8,

@@ -39,6 +39,9 @@ typedef struct SetopsKeys
 	bool		sorted_known;	/* order verified: see first_unsorted */
 	int64		first_unsorted; /* if sorted_known: -1, or where order breaks */
 	bool		distinct_known; /* verified free of repeated keys */
+	/* a packed argument (packed_type.c): data is NULL until decoded */
+	const void *packed;			/* the detoasted, checked packed value */
+	Size		packed_size;
 } SetopsKeys;
 
 /* A value argument of pairs: any fixed-width element type. */
@@ -82,6 +85,17 @@ extern Oid	setops_key_elemtype(SetopsKeyType type);
 extern void setops_gather_values(char *dst, const int64 *pos, int64 n,
 								 const SetopsValues *av, const SetopsValues *bv);
 
+/* ---- packed arguments and results (packed_type.c) ---- */
+
+extern void setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno,
+							const char *fname, SetopsKeys *keys);
+extern void setops_read_packed(Datum datum, int argno, const char *fname,
+							   SetopsKeys *keys);
+extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
+extern bool setops_returns_packed(FunctionCallInfo fcinfo);
+extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
+								 const char *fname);
+
 /* ---- running operations (dispatch.c) ---- */
 
 extern int64 setops_run_setop(const char *fname, SetopsOp op,
@@ -101,13 +115,15 @@ extern void setops_check_interrupts(void);
 /*
  * Where the last operation's time went, for setops_last_timing() and the
  * benchmarks: reading the arguments (detoasting included), the GPU's
- * upload, kernels and download, the CPU engine, and building the result.
+ * upload, decoding of packed arguments, the GPU's kernels and download, the
+ * CPU engine, and building the result.
  */
 typedef struct SetopsTiming
 {
 	bool		on_gpu;
 	double		read_ms;
 	double		upload_ms;
+	double		decode_ms;		/* packed arguments: GPU or CPU decoding */
 	double		kernel_ms;
 	double		download_ms;
 	double		cpu_ms;

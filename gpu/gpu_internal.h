@@ -117,6 +117,6 @@ cudaError_t sort_enqueue(SetopsKeyType key_type, void *keys, void *out, int n,
  * No order check here: consumers (the set-operation kernel) check order.
  */
 cudaError_t packed_decode_enqueue(const PackedHeader *h, const void *packed_dev,
-                                  void *keys_dev, cudaStream_t stream);
+								  void *keys_dev, cudaStream_t stream);
 
 #endif							/* SETOPS_GPU_INTERNAL_H */

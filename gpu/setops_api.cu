@@ -111,6 +111,20 @@ elapsed_ms(cudaEvent_t from, cudaEvent_t to)
 	return cudaEventElapsedTime(&ms, from, to) == cudaSuccess ? ms : 0;
 }
 
+/*
+ * One input of a chunk into device memory at dst: its keys [i, end)
+ * uploaded, or, for a packed argument (always whole), its packed bytes
+ * uploaded to packed_dst and decoded into dst on the device.
+ */
+static cudaError_t
+place_input(GpuPool *pool, void *dst, const void *keys, int64_t i, int64_t end, size_t ks,
+			const void *packed, size_t packed_size, void *packed_dst)
+{
+	if (packed == NULL)
+		return gpu_upload(pool, dst, (const char *) keys + i * ks, (end - i) * ks);
+	return gpu_upload(pool, packed_dst, packed, packed_size);
+}
+
 /* One chunk: a[ai, a_end) x b[bi, b_end), outputs appended at k. */
 static SetopsGpuStatus
 run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64_t b_end,
@@ -127,7 +141,9 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	size_t		off_bv = off_av + GPU_ALIGN(na * vs);
 	size_t		off_ov = off_bv + GPU_ALIGN(nb * vs);
 	size_t		off_scratch = off_ov + GPU_ALIGN(bound * vs);
-	size_t		need = off_scratch + setop_scratch_bytes(args->key_type, na, nb);
+	size_t		off_pa = off_scratch + GPU_ALIGN(setop_scratch_bytes(args->key_type, na, nb));
+	size_t		off_pb = off_pa + GPU_ALIGN(args->a_packed ? args->a_packed_size : 0);
+	size_t		need = off_pb + (args->b_packed ? args->b_packed_size : 0);
 	SetopsGpuStatus status;
 	GpuPool    *pool = gpu_pool_get(need, &status, errbuf, errlen);
 	SetopLaunch l;
@@ -158,10 +174,10 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 
 	t_up = host_ms();
 	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
-	CHECK_CUDA(gpu_upload(pool, (void *) l.a, (const char *) args->a + ai * ks, na * ks),
-			   "uploading argument 1");
-	CHECK_CUDA(gpu_upload(pool, (void *) l.b, (const char *) args->b + bi * ks, nb * ks),
-			   "uploading argument 2");
+	CHECK_CUDA(place_input(pool, (void *) l.a, args->a, ai, a_end, ks, args->a_packed,
+						   args->a_packed_size, pool->dev + off_pa), "uploading argument 1");
+	CHECK_CUDA(place_input(pool, (void *) l.b, args->b, bi, b_end, ks, args->b_packed,
+						   args->b_packed_size, pool->dev + off_pb), "uploading argument 2");
 	if (vs)
 	{
 		CHECK_CUDA(gpu_upload(pool, (void *) l.a_vals, (const char *) args->a_vals + ai * vs,
@@ -171,6 +187,15 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	}
 	CHECK_CUDA(cudaEventRecord(pool->ev[1], pool->stream), "recording an event");
 	t_up = host_ms() - t_up;	/* the staging copies; the last DMA may still run */
+	if (args->a_packed)
+		CHECK_CUDA(packed_decode_enqueue((const PackedHeader *) args->a_packed,
+										 pool->dev + off_pa, (void *) l.a, pool->stream),
+				   "decoding argument 1");
+	if (args->b_packed)
+		CHECK_CUDA(packed_decode_enqueue((const PackedHeader *) args->b_packed,
+										 pool->dev + off_pb, (void *) l.b, pool->stream),
+				   "decoding argument 2");
+	CHECK_CUDA(cudaEventRecord(pool->ev[3], pool->stream), "recording an event");
 	if (inject_fault)
 	{
 		inject_fault = false;
@@ -201,9 +226,11 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 		CHECK_CUDA(gpu_download(pool, (char *) args->out_vals + k * vs, l.out_vals,
 								res.total * vs), "downloading the result values");
 
-	/* upload as the host saw it (staging copies included), kernels by events */
+	/* upload as the host saw it (staging copies included), the rest by events */
 	args->ms_upload += t_up;
-	args->ms_kernel += elapsed_ms(pool->ev[1], pool->ev[2]);
+	if (args->a_packed || args->b_packed)
+		args->ms_decode += elapsed_ms(pool->ev[1], pool->ev[3]);
+	args->ms_kernel += elapsed_ms(pool->ev[3], pool->ev[2]);
 	args->ms_download += host_ms() - t_down;
 	return SETOPS_GPU_OK;
 }
@@ -220,9 +247,14 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	args->out_count = 0;
 	args->unsorted_arg = 0;
 	args->unsorted_pos = -1;
-	args->ms_upload = args->ms_kernel = args->ms_download = 0;
+	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = 0;
 	if (!gpu_ensure_init(errbuf, errlen))
 		return SETOPS_GPU_UNAVAILABLE;
+	if ((args->a_packed && args->a) || (args->b_packed && args->b) || (args->a_packed && args->a_vals))
+	{
+		snprintf(errbuf, errlen, "internal error: a packed argument with keys or values");
+		return SETOPS_GPU_ERROR;
+	}
 
 	while (ai < args->na || bi < args->nb)
 	{
@@ -233,7 +265,8 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		SetopsGpuStatus status;
 
 		d += GPU_CHUNK;
-		if (d >= args->na + args->nb)
+		/* packed arguments are decoded whole on the device: one chunk */
+		if (d >= args->na + args->nb || args->a_packed || args->b_packed)
 		{
 			a_end = args->na;
 			b_end = args->nb;
@@ -246,7 +279,7 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 			flags |= 4;
 			break;
 		}
-		/* the order across the chunk boundary */
+		/* the order across the chunk boundary (plain arguments only chunk) */
 		if (ai > 0 && ai < a_end && host_less(args->a, ai, ai - 1, args->key_type))
 			flags |= 1;
 		if (bi > 0 && bi < b_end && host_less(args->b, bi, bi - 1, args->key_type))
@@ -270,21 +303,33 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 
 	if (flags)
 	{
-		/* the device saw disorder somewhere: find the exact first place */
-		args->unsorted_pos = host_first_unsorted(args->a, args->na, args->key_type);
-		args->unsorted_arg = 1;
-		if (args->unsorted_pos < 0)
+		/*
+		 * The device saw disorder somewhere: find the exact first place in
+		 * a plain argument; failing that, a packed argument decoded out of
+		 * order (its bytes were altered) is reported with position -1.
+		 */
+		int			arg;
+
+		for (arg = 1; arg <= 2; arg++)
 		{
-			args->unsorted_pos = host_first_unsorted(args->b, args->nb, args->key_type);
-			args->unsorted_arg = 2;
+			const void *keys = arg == 1 ? args->a : args->b;
+			int64_t		pos = keys ? host_first_unsorted(keys, arg == 1 ? args->na : args->nb,
+														 args->key_type) : -1;
+
+			if (pos >= 0)
+			{
+				args->unsorted_arg = arg;
+				args->unsorted_pos = pos;
+				return SETOPS_GPU_OK;
+			}
 		}
-		if (args->unsorted_pos < 0)
+		if (args->a_packed || args->b_packed)
 		{
-			args->unsorted_arg = 0;
-			snprintf(errbuf, errlen, "internal error: order flags %d on sorted input", flags);
-			return SETOPS_GPU_ERROR;
+			args->unsorted_arg = args->a_packed && (flags & 1 || !args->b_packed) ? 1 : 2;
+			return SETOPS_GPU_OK;
 		}
-		return SETOPS_GPU_OK;
+		snprintf(errbuf, errlen, "internal error: order flags %d on sorted input", flags);
+		return SETOPS_GPU_ERROR;
 	}
 	args->out_count = k;
 	return SETOPS_GPU_OK;

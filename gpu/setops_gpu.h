@@ -82,6 +82,17 @@ typedef struct SetopsGpuSetopArgs
 	int64_t		na;
 	const void *b;
 	int64_t		nb;
+	/*
+	 * Packed arguments (common/packed_format.h, checked by the caller): a
+	 * (b) is then NULL and na (nb) the value's key count.  Only the packed
+	 * bytes are uploaded; the device decodes them before the operation.
+	 * Keys of a packed argument found out of order give unsorted_arg with
+	 * unsorted_pos -1 (the value is corrupt).
+	 */
+	const void *a_packed;
+	size_t		a_packed_size;
+	const void *b_packed;
+	size_t		b_packed_size;
 	int			inputs_distinct;	/* both known to hold no repeated key */
 	void	   *out_keys;
 	/* pairs (a_vals NULL for keys only) */
@@ -95,6 +106,7 @@ typedef struct SetopsGpuSetopArgs
 	int64_t		unsorted_pos;
 	/* where the time went, milliseconds */
 	double		ms_upload;
+	double		ms_decode;
 	double		ms_kernel;
 	double		ms_download;
 } SetopsGpuSetopArgs;

@@ -19,6 +19,7 @@
 --
 -- Usage: SELECT * FROM pg_temp.setops_bench_intersect('{cpu,gpu}', 3);
 --        SELECT * FROM pg_temp.setops_bench_stored('{cpu,gpu}', 3);
+--        SELECT * FROM pg_temp.setops_bench_packed('{cpu,gpu}', 3);
 
 -- n distinct sorted keys spread over [0, range)
 CREATE OR REPLACE FUNCTION pg_temp.bench_keys(n int, range bigint) RETURNS int4[]
@@ -35,11 +36,13 @@ $$;
 -- the time split of the last operation, rounded to microseconds
 CREATE OR REPLACE FUNCTION pg_temp.last_split(OUT read_ms numeric, OUT upload_ms numeric,
                                               OUT kernel_ms numeric, OUT download_ms numeric,
-                                              OUT cpu_ms numeric, OUT result_ms numeric)
+                                              OUT cpu_ms numeric, OUT result_ms numeric,
+                                              OUT decode_ms numeric)
 LANGUAGE sql VOLATILE AS $$
     SELECT round(l.read_ms::numeric, 3), round(l.upload_ms::numeric, 3),
            round(l.kernel_ms::numeric, 3), round(l.download_ms::numeric, 3),
-           round(l.cpu_ms::numeric, 3), round(l.result_ms::numeric, 3)
+           round(l.cpu_ms::numeric, 3), round(l.result_ms::numeric, 3),
+           round(l.decode_ms::numeric, 3)
     FROM setops_last_timing() l
 $$;
 
@@ -92,8 +95,9 @@ BEGIN
             setops_ms := round(pg_temp.median(ts)::numeric, 3);
             intarray_ms := round(pg_temp.median(ti)::numeric, 3);
             speedup := round((pg_temp.median(ti) / greatest(pg_temp.median(ts), 0.001))::numeric, 1);
-            SELECT * INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
-              FROM pg_temp.last_split();
+            SELECT l.read_ms, l.upload_ms, l.kernel_ms, l.download_ms, l.cpu_ms, l.result_ms
+              INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
+              FROM pg_temp.last_split() l;
             RETURN NEXT;
         END LOOP;
         PERFORM set_config('setops.device', 'auto', true);
@@ -145,8 +149,9 @@ BEGIN
         setops_ms := round(pg_temp.median(ts)::numeric, 3);
         intarray_ms := round(pg_temp.median(ti)::numeric, 3);
         speedup := round((pg_temp.median(ti) / greatest(pg_temp.median(ts), 0.001))::numeric, 1);
-        SELECT * INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
-          FROM pg_temp.last_split();
+        SELECT l.read_ms, l.upload_ms, l.kernel_ms, l.download_ms, l.cpu_ms, l.result_ms
+          INTO read_ms, upload_ms, kernel_ms, download_ms, cpu_ms, result_ms
+          FROM pg_temp.last_split() l;
         RETURN NEXT;
     END LOOP;
     PERFORM set_config('setops.device', 'auto', true);
@@ -195,6 +200,77 @@ BEGIN
         auto_ms := round(m[3]::numeric, 3);
         auto_vs_best := round((m[3] / least(m[1], m[2]))::numeric, 2);
         RETURN NEXT;
+    END LOOP;
+    PERFORM set_config('setops.device', 'auto', true);
+END;
+$$;
+
+-- Packed against plain storage, from a table: one row holding the same two
+-- n-element sorted random int4 sequences (keys in [0, 2n), duplicates
+-- included) as int4[] columns (default TOAST: pglz is tried and gives up,
+-- so they are stored out of line uncompressed) and as packed_int4 columns
+-- (external storage).  The query reads both values of the row and
+-- intersects them: 'int4[]' gives an int4[], 'packed' a packed_int4 (the
+-- result packed on the CPU).  Both results are compared every run.  Split:
+-- read = fetching the values (detoast), upload = transfer, decode =
+-- unpacking (GPU or CPU), kernel / cpu = the operation, result = building
+-- (for packed: packing) the result.
+CREATE OR REPLACE FUNCTION pg_temp.setops_bench_packed(devices text[], runs int DEFAULT 3,
+                                                       n int DEFAULT 16777216)
+RETURNS TABLE (storage text, device text, ms numeric, vs_int4_array numeric,
+               stored_bytes bigint, read_ms numeric, upload_ms numeric, decode_ms numeric,
+               kernel_ms numeric, download_ms numeric, cpu_ms numeric, result_ms numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+    r1 int4[];
+    r2 packed_int4;
+    t timestamptz;
+    ts float8[];
+    base float8;
+    i int;
+    dev text;
+    kind text;
+BEGIN
+    DROP TABLE IF EXISTS pg_temp.bench_packed;
+    CREATE TEMP TABLE bench_packed (a int4[], b int4[], pa packed_int4, pb packed_int4);
+    INSERT INTO bench_packed (a, b)
+    SELECT array_sort_gpu(ARRAY(SELECT floor(random() * 2 * n)::int4 FROM generate_series(1, n))),
+           array_sort_gpu(ARRAY(SELECT floor(random() * 2 * n)::int4 FROM generate_series(1, n)));
+    UPDATE bench_packed SET pa = a, pb = b;
+    FOREACH dev IN ARRAY devices LOOP
+        PERFORM set_config('setops.device', dev, true);
+        FOREACH kind IN ARRAY '{int4[],packed}'::text[] LOOP
+            ts := '{}';
+            FOR i IN 1 .. runs LOOP
+                IF kind = 'int4[]' THEN
+                    t := clock_timestamp();
+                    SELECT array_intersect_gpu(s.a, s.b) INTO r1 FROM bench_packed s;
+                    ts := ts || extract(epoch FROM clock_timestamp() - t) * 1000;
+                ELSE
+                    t := clock_timestamp();
+                    SELECT array_intersect_gpu(s.pa, s.pb) INTO r2 FROM bench_packed s;
+                    ts := ts || extract(epoch FROM clock_timestamp() - t) * 1000;
+                END IF;
+                SELECT l.read_ms, l.upload_ms, l.decode_ms, l.kernel_ms, l.download_ms, l.cpu_ms,
+                       l.result_ms
+                  INTO read_ms, upload_ms, decode_ms, kernel_ms, download_ms, cpu_ms, result_ms
+                  FROM pg_temp.last_split() l;
+            END LOOP;
+            IF kind = 'packed' AND r2::int4[] IS DISTINCT FROM r1 THEN
+                RAISE EXCEPTION 'packed: results differ (%)', dev;
+            END IF;
+            storage := kind;
+            device := dev;
+            ms := round(pg_temp.median(ts)::numeric, 3);
+            IF kind = 'int4[]' THEN
+                base := pg_temp.median(ts);
+            END IF;
+            vs_int4_array := round((base / greatest(pg_temp.median(ts), 0.001))::numeric, 2);
+            SELECT CASE WHEN kind = 'int4[]' THEN pg_column_size(s.a) + pg_column_size(s.b)
+                        ELSE pg_column_size(s.pa) + pg_column_size(s.pb) END
+              INTO stored_bytes FROM bench_packed s;
+            RETURN NEXT;
+        END LOOP;
     END LOOP;
     PERFORM set_config('setops.device', 'auto', true);
 END;

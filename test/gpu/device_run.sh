@@ -20,6 +20,7 @@
 #   pg         every suite inside PostgreSQL with setops.device = gpu, auto
 #   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
+#   sqlpacked  SQL end to end from a table: packed_int4 against int4[]
 set -uo pipefail
 OUT=${OUT:-/tmp/setops-out}
 mkdir -p "$OUT"
@@ -69,6 +70,12 @@ for s in "$@"; do
 			psql -Xq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'CREATE EXTENSION IF NOT EXISTS intarray'
 			step sqlbench psql -X -c '\i test/bench/sql_bench.sql' \
 				-c "SELECT * FROM pg_temp.setops_bench_intersect('{cpu,gpu,auto}', 3)" -c "SELECT * FROM pg_temp.setops_bench_stored('{cpu,gpu}', 3)" -c "SELECT * FROM pg_temp.setops_bench_crossover(5)"
+			;;
+		sqlpacked)
+			pg_start || { status=1; continue; }
+			psql -Xq -c 'CREATE EXTENSION IF NOT EXISTS setops'
+			step sqlpacked psql -X -c '\i test/bench/sql_bench.sql' \
+				-c "SELECT * FROM pg_temp.setops_bench_packed('{cpu,gpu}', 5)"
 			;;
 		*) echo "unknown step $s"; status=1 ;;
 	esac
