@@ -233,7 +233,7 @@ extreme_cases(void)
 	}
 	round_trip<int32_t>(c.data(), big, "two extremes");
 	round_trip<int64_t>(d.data(), big, "three extremes");
-	/* steps that span the whole type: a single chunk takes them all */
+	/* even steps over the whole range of the type */
 	for (int64_t i = 0; i < big; i++)
 	{
 		c[i] = (int32_t) ((uint32_t) INT32_MIN + (uint32_t) (i * (UINT32_MAX / big)));
