@@ -27,6 +27,8 @@ OBJS = \
 	extension/packed_type.o \
 	extension/cpu/packed_codec.o \
 	extension/device_funcs.o \
+	extension/gpu_service.o \
+	extension/service_client.o \
 	extension/cpu/setop_engine.o \
 	extension/cpu/simd_avx2.o \
 	extension/cpu/sort.o
@@ -63,7 +65,7 @@ EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/packed_test test/u
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-$(OBJS): $(ENGINE_HDRS) extension/setops.h gpu/setops_gpu.h
+$(OBJS): $(ENGINE_HDRS) extension/setops.h extension/service.h gpu/setops_gpu.h
 
 ifeq ($(WITH_CUDA),yes)
 $(shlib): $(GPU_LIB)

@@ -2,8 +2,9 @@
  * device_funcs.c
  *	  setops_devices(): the GPUs this backend can use.
  *
- * Zero rows without a GPU (or in a build without CUDA), never an error.
- * Calling it initialises CUDA in this backend.
+ * The devices of the cluster's GPU service, with their free memory now.
+ * Zero rows without a GPU, with a NOTICE saying why (no preload, no device,
+ * a build without CUDA), never an error.
  */
 #include "postgres.h"
 
@@ -13,7 +14,7 @@
 #include "utils/tuplestore.h"
 
 #include "setops.h"
-#include "../gpu/setops_gpu.h"
+#include "service.h"
 
 PG_FUNCTION_INFO_V1(setops_devices);
 PG_FUNCTION_INFO_V1(setops_last_timing);
@@ -27,16 +28,17 @@ setops_devices(PG_FUNCTION_ARGS)
 				i;
 
 	InitMaterializedSRF(fcinfo, 0);
-	count = setops_gpu_device_count(errbuf, sizeof(errbuf));
+	setops_service_refresh_devices();
+	count = setops_service_device_count(errbuf, sizeof(errbuf));
 	if (count == 0)
-		ereport(DEBUG1, (errmsg("setops_devices: no GPU: %s", errbuf)));
+		ereport(NOTICE, (errmsg("setops_devices: no GPU is available: %s", errbuf)));
 	for (i = 0; i < count; i++)
 	{
 		SetopsGpuDeviceInfo info;
 		Datum		values[6];
 		bool		nulls[6] = {false, false, false, false, false, false};
 
-		if (setops_gpu_device_info(i, &info, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		if (setops_service_device_info(i, &info, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		{
 			ereport(DEBUG1, (errmsg("setops_devices: device %d skipped: %s", i, errbuf)));
 			continue;

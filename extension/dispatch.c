@@ -10,6 +10,8 @@
  *                         failure falls back to the CPU engine, logged once
  *                         per backend at LOG and afterwards at DEBUG1.
  * Both sides give identical results; users never see two behaviours.
+ * The GPU is reached through the cluster's GPU service (service.h): this
+ * backend never creates a CUDA context.
  */
 #include "postgres.h"
 
@@ -17,7 +19,7 @@
 
 #include "setops.h"
 #include "cpu/engine.h"
-#include "../gpu/setops_gpu.h"
+#include "service.h"
 
 static bool gpu_failure_logged = false;
 
@@ -35,9 +37,9 @@ setops_gpu_usable(const char *fname, int64 nelems)
 			/* small inputs never initialise CUDA */
 			if (nelems < setops_gpu_min_elements)
 				return false;
-			return setops_gpu_device_count(errbuf, sizeof(errbuf)) > 0;
+			return setops_service_device_count(errbuf, sizeof(errbuf)) > 0;
 		case SETOPS_DEVICE_GPU:
-			if (setops_gpu_device_count(errbuf, sizeof(errbuf)) > 0)
+			if (setops_service_device_count(errbuf, sizeof(errbuf)) > 0)
 				return true;
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -96,7 +98,25 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	args.na = a->n;
 	args.b = b->data;
 	args.nb = b->n;
-	/* packed arguments cross as they are and are decoded on the device */
+	/*
+	 * Packed arguments cross as they are and are decoded on the device; a
+	 * pair too large for one slot of the service is decoded here instead,
+	 * and goes in chunks.
+	 */
+	if ((a->packed && !a->data) || (b->packed && !b->data))
+	{
+		Size		need = (a->data ? a->n * setops_key_size(a->type) : a->packed_size) +
+			(b->data ? b->n * setops_key_size(b->type) : b->packed_size) +
+			(setop_output_bound(op, a->n, b->n) + 64) * setops_key_size(a->type) + 4096;
+
+		if (!setops_service_fits(need))
+		{
+			setops_keys_materialize(a, fname);
+			setops_keys_materialize(b, fname);
+			args.a = a->data;
+			args.b = b->data;
+		}
+	}
 	if (a->packed && !a->data)
 	{
 		args.a_packed = a->packed;
@@ -116,7 +136,7 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 		args.val_stride = av->stride;
 		args.out_vals = out_vals;
 	}
-	status = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+	status = setops_service_setop(&args, errbuf, sizeof(errbuf));
 	if (status != SETOPS_GPU_OK)
 	{
 		gpu_failed(fname, status, errbuf);
@@ -185,8 +205,8 @@ setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 	{
 		char		errbuf[SETOPS_GPU_ERRLEN];
 		int64		m = n;
-		SetopsGpuStatus status = setops_gpu_sort(type, keys, &m, distinct,
-												 errbuf, sizeof(errbuf));
+		SetopsGpuStatus status = setops_service_sort(type, keys, &m, distinct,
+													 errbuf, sizeof(errbuf));
 
 		if (status == SETOPS_GPU_OK)
 			return m;

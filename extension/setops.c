@@ -2,9 +2,10 @@
  * setops.c
  *	  Module load: GUCs and interrupt hooks.
  *
- * _PG_init only registers settings and function pointers.  It never touches
- * CUDA: the library may be loaded by the postmaster (preload), and a CUDA
- * context must not exist in a process that forks backends.
+ * _PG_init only registers settings, function pointers and, when preloaded,
+ * the GPU service (gpu_service.c).  It never touches CUDA: the library may
+ * be loaded by the postmaster, and a CUDA context must not exist in a
+ * process that forks backends.  Only the service's worker creates one.
  */
 #include "postgres.h"
 
@@ -16,7 +17,7 @@
 
 #include "setops.h"
 #include "cpu/engine.h"
-#include "../gpu/setops_gpu.h"
+#include "service.h"
 
 PG_MODULE_MAGIC;
 
@@ -83,6 +84,43 @@ _PG_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+	/*
+	 * The GPU service, and its settings (they size shared memory, so they
+	 * exist only where the library is preloaded).
+	 */
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomIntVariable("setops.service_memory",
+								"Shared memory through which backends and the GPU "
+								"service exchange arrays (MB).",
+								"Split into setops.service_slots slots; an operation "
+								"larger than a slot goes through in chunks.",
+								&setops_service_memory_mb,
+								256,
+								16, 1024 * 1024,
+								PGC_POSTMASTER,
+								GUC_UNIT_MB,
+								NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_slots",
+								"Requests the GPU service holds at once.",
+								NULL,
+								&setops_service_slots,
+								8,
+								1, 1024,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
+		DefineCustomBoolVariable("setops.service_emulate",
+								 "Without a GPU, let the GPU service answer with the "
+								 "CPU engine (to test the service on machines without one).",
+								 NULL,
+								 &setops_service_emulate,
+								 false,
+								 PGC_POSTMASTER,
+								 GUC_NOT_IN_SAMPLE,
+								 NULL, NULL, NULL);
+		setops_service_register();
+	}
 	MarkGUCPrefixReserved("setops");
 
 	setops_cpu_set_interrupt_hook(setops_check_interrupts);

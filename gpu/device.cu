@@ -135,6 +135,7 @@ gpu_recover(void)
 		cudaError_t err;
 
 		gpu_pool_forget();
+		gpu_forget_registered();
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		cudaDeviceReset();

@@ -57,6 +57,8 @@ void		gpu_pool_forget(void);
 cudaError_t gpu_staging_init(GpuPool *pool);
 cudaError_t gpu_upload(GpuPool *pool, void *dev, const void *host, size_t bytes);
 cudaError_t gpu_download(GpuPool *pool, void *host, const void *dev, size_t bytes);
+/* After a device reset: registrations are gone with the context. */
+void		gpu_forget_registered(void);
 
 /* ---- setop_kernel.cu: launching the multiset kernels ---- */
 

@@ -61,3 +61,12 @@ setops_gpu_pool_bytes(void)
 {
 	return 0;
 }
+
+SetopsGpuStatus
+setops_gpu_register_host(void *host, size_t bytes, char *errbuf, size_t errlen)
+{
+	(void) host;
+	(void) bytes;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}

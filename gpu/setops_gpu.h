@@ -119,6 +119,14 @@ extern SetopsGpuStatus setops_gpu_sort(SetopsKeyType key_type, void *keys,
 									   int64_t *n, int distinct,
 									   char *errbuf, size_t errlen);
 
+/*
+ * Register host memory (the GPU service's shared transfer arena) as pinned,
+ * for every device: copies from and to it then go straight to the DMA
+ * engine.  Initialises CUDA.
+ */
+extern SetopsGpuStatus setops_gpu_register_host(void *host, size_t bytes,
+												char *errbuf, size_t errlen);
+
 /* Make the next GPU operation fail with a real device fault (a kernel
  * reading an invalid address), to test recovery from sticky errors. */
 extern void setops_gpu_debug_inject_fault(void);

@@ -3,7 +3,9 @@
 #   1. C unit tests of the CPU engine (test/unit);
 #   2. pg_regress suites (sql/, expected/) and
 #   3. pgTAP property tests (test/pgtap) inside PostgreSQL, once per
-#      setops.device mode: cpu and auto, and gpu where a GPU is usable.
+#      setops.device mode: cpu and auto, and gpu where a GPU is usable;
+#      without a GPU, once more in gpu mode through the GPU service
+#      answering with the CPU engine (setops.service_emulate).
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
@@ -42,24 +44,40 @@ run_suite() {		# name, command...
 
 run_suite "C unit tests (CPU engine)" make -s unittest PG_CONFIG="$PG_CONFIG"
 
+# Every suite once per setops.device mode, on the running cluster.
+run_modes() {		# label, modes...
+	local label=$1 mode
+	shift
+	psql -XqAt -c 'DROP DATABASE IF EXISTS setops_tap' -c 'CREATE DATABASE setops_tap' >/dev/null &&
+		psql -XqAt -d setops_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION setops' >/dev/null ||
+		failures+=("pgTAP database setup ($label)")
+	for mode in "$@"; do
+		export PGOPTIONS="-c setops.device=$mode"
+		run_suite "pg_regress, setops.device=$mode$label" \
+			${SETOPS_TEST_RUN_AS:-} make -s installcheck PG_CONFIG="$PG_CONFIG" PGOPTIONS="$PGOPTIONS"
+		[ -f regression.diffs ] && head -c 20000 regression.diffs
+		run_suite "pgTAP, setops.device=$mode$label" pg_prove -d setops_tap --failures test/pgtap/*.sql
+		unset PGOPTIONS
+	done
+}
+
 modes=${SETOPS_TEST_MODES:-}
 if [ -z "$modes" ]; then
 	modes="cpu auto"
 	have_gpu && modes="$modes gpu"
 fi
+# shellcheck disable=SC2086
+run_modes "" $modes
 
-psql -XqAt -c 'DROP DATABASE IF EXISTS setops_tap' -c 'CREATE DATABASE setops_tap' >/dev/null &&
-	psql -XqAt -d setops_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION setops' >/dev/null ||
-	failures+=("pgTAP database setup")
-
-for mode in $modes; do
-	export PGOPTIONS="-c setops.device=$mode"
-	run_suite "pg_regress, setops.device=$mode" \
-		${SETOPS_TEST_RUN_AS:-} make -s installcheck PG_CONFIG="$PG_CONFIG" PGOPTIONS="$PGOPTIONS"
-	[ -f regression.diffs ] && head -c 20000 regression.diffs
-	run_suite "pgTAP, setops.device=$mode" pg_prove -d setops_tap --failures test/pgtap/*.sql
-	unset PGOPTIONS
-done
+# The GPU service (shared_preload_libraries) on a machine without a GPU:
+# it answers with the CPU engine (setops.service_emulate), so gpu mode
+# tests the whole transport: slots, chunks, waits, packed values.
+if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
+	stop_cluster
+	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
+		start_cluster
+	run_modes " (GPU service, emulated)" gpu
+fi
 
 if [ ${#failures[@]} -gt 0 ]; then
 	say "FAILED: ${failures[*]}"

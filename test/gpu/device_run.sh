@@ -19,6 +19,8 @@
 #   packedbench  packed decoder throughput against a device copy (test/gpu/packed_bench)
 #   pg         every suite inside PostgreSQL with setops.device = gpu, auto
 #   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
+#   service    GPU service: first answer on a fresh connection; the service
+#              stopped mid-request gives a clean error and comes back
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
 #   sqlpacked  SQL end to end from a table: packed_int4 against int4[]
 set -uo pipefail
@@ -42,6 +44,8 @@ step() {	# name, command...
 pg_up=0
 pg_start() {
 	[ $pg_up = 1 ] && return 0
+	# the GPU service owns the GPU: setops is preloaded
+	export PGB_SERVER_OPTS="-c shared_preload_libraries=setops ${PGB_SERVER_OPTS:-}"
 	# shellcheck disable=SC1091
 	source .pgb/pg-start.sh || return 1
 	pg_up=1
@@ -64,6 +68,10 @@ for s in "$@"; do
 		pgchecks)
 			pg_start || { status=1; continue; }
 			step pgchecks bash test/gpu/pg_gpu_checks.sh
+			;;
+		service)
+			pg_start || { status=1; continue; }
+			step service bash test/gpu/pg_service_checks.sh
 			;;
 		sqlbench)
 			pg_start || { status=1; continue; }

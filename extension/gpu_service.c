@@ -1,0 +1,467 @@
+/*
+ * gpu_service.c
+ *	  The GPU service's shared memory and its background worker.
+ *
+ * Registered only from shared_preload_libraries.  The worker is the one
+ * process of the cluster with a CUDA context; it is started after the
+ * postmaster forks it (never in the postmaster itself) and restarted by the
+ * postmaster a second after it exits.  Each start bumps the generation, so
+ * backends waiting on a request of an earlier worker get a clean error
+ * instead of waiting forever, and the new worker fails what the old one
+ * left half done.
+ *
+ * Requests are served one at a time, in slot order starting after the last
+ * one served (no slot starves).  A request whose backend stopped waiting
+ * (cancel, timeout, exit) is dropped at the next chunk boundary of the GPU
+ * work and its slot freed.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "setops.h"
+#include "service.h"
+#include "cpu/engine.h"
+#include "cpu/packed_codec.h"
+
+ServiceShared *setops_service = NULL;
+
+int			setops_service_memory_mb = 256;
+int			setops_service_slots = 8;
+bool		setops_service_emulate = false;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* the slot being served, for the interrupt callback */
+static ServiceSlot *serving = NULL;
+
+static Size
+control_bytes(void)
+{
+	return TYPEALIGN(8192, offsetof(ServiceShared, slots) +
+					 sizeof(ServiceSlot) * setops_service_slots);
+}
+
+static Size
+arena_bytes(void)
+{
+	return (Size) setops_service_memory_mb * 1024 * 1024;
+}
+
+static void
+service_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	/* one page of slack to page-align the arena */
+	RequestAddinShmemSpace(control_bytes() + arena_bytes() + 8192);
+}
+
+static void
+service_shmem_startup(void)
+{
+	bool		found;
+	Size		slot_bytes;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	setops_service = ShmemInitStruct("setops GPU service",
+									 control_bytes() + arena_bytes() + 8192, &found);
+	if (!found)
+	{
+		int			i;
+
+		memset(setops_service, 0, offsetof(ServiceShared, slots));
+		SpinLockInit(&setops_service->mutex);
+		setops_service->nslots = setops_service_slots;
+		/* slots of whole pages, each aligned for any key or value */
+		slot_bytes = (arena_bytes() / setops_service_slots) & ~(Size) 8191;
+		setops_service->slot_bytes = slot_bytes;
+		setops_service->arena = (char *) TYPEALIGN(8192, (char *) setops_service + control_bytes());
+		snprintf(setops_service->unavailable, sizeof(setops_service->unavailable),
+				 "the setops GPU service has not started yet");
+		for (i = 0; i < setops_service->nslots; i++)
+		{
+			ServiceSlot *slot = &setops_service->slots[i];
+
+			memset(slot, 0, sizeof(*slot));
+			pg_atomic_init_u32(&slot->state, SLOT_FREE);
+			pg_atomic_init_u32(&slot->abandoned, 0);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+setops_service_register(void)
+{
+	BackgroundWorker worker;
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = service_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = service_shmem_startup;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "setops");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "setops_service_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "setops GPU service");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "setops GPU service");
+	RegisterBackgroundWorker(&worker);
+}
+
+/* GPU work asks between chunks whether to go on. */
+static int
+serving_abandoned(void)
+{
+	return (serving != NULL && pg_atomic_read_u32(&serving->abandoned) != 0) ||
+		ShutdownRequestPending;
+}
+
+static void
+publish_devices(void)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuDeviceInfo infos[SERVICE_MAX_DEVICES];
+	int			n = setops_gpu_device_count(errbuf, sizeof(errbuf));
+	int			i,
+				got = 0;
+
+	for (i = 0; i < n && got < SERVICE_MAX_DEVICES; i++)
+		if (setops_gpu_device_info(i, &infos[got], errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
+			got++;
+	SpinLockAcquire(&setops_service->mutex);
+	setops_service->ndevices = got;
+	memcpy(setops_service->devices, infos, sizeof(infos[0]) * got);
+	if (got == 0)
+		strlcpy(setops_service->unavailable, errbuf, sizeof(setops_service->unavailable));
+	SpinLockRelease(&setops_service->mutex);
+}
+
+/*
+ * setops.service_emulate: with no GPU, answer with the CPU engine, so the
+ * transport (slots, chunks, waits, cancels) is tested on machines without
+ * one.  The results are the engine's; only the timing fields stay zero.
+ */
+static void
+emulate_request(ServiceSlot *slot)
+{
+	char	   *base = setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
+	size_t		ks = slot->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	void	   *a = base + slot->off_a,
+			   *b = base + slot->off_b;
+	int64		pos;
+
+	if (slot->kind == REQ_SORT)
+	{
+		void	   *tmp = palloc_extended(Max(slot->na, 1) * ks, MCXT_ALLOC_HUGE);
+
+		if (ks == 8)
+			setops_cpu_sort_i64(a, slot->na, tmp);
+		else
+			setops_cpu_sort_i32(a, slot->na, tmp);
+		if (slot->distinct)
+			slot->out_count = ks == 8 ? setops_cpu_unique_i64(a, slot->na) :
+				setops_cpu_unique_i32(a, slot->na);
+		else
+			slot->out_count = slot->na;
+		pfree(tmp);
+		return;
+	}
+	/* packed arguments: decode into worker memory */
+	if (slot->a_packed)
+	{
+		void	   *keys = palloc_extended(Max(slot->na, 1) * ks, MCXT_ALLOC_HUGE);
+
+		if ((ks == 8 ? setops_packed_decode_i64(a, keys) : setops_packed_decode_i32(a, keys)) != NULL)
+		{
+			slot->unsorted_arg = 1;
+			slot->unsorted_pos = -1;
+			return;
+		}
+		a = keys;
+	}
+	if (slot->b_packed)
+	{
+		void	   *keys = palloc_extended(Max(slot->nb, 1) * ks, MCXT_ALLOC_HUGE);
+
+		if ((ks == 8 ? setops_packed_decode_i64(b, keys) : setops_packed_decode_i32(b, keys)) != NULL)
+		{
+			slot->unsorted_arg = 2;
+			slot->unsorted_pos = -1;
+			return;
+		}
+		b = keys;
+	}
+	pos = ks == 8 ? setops_cpu_first_unsorted_i64(a, slot->na) :
+		setops_cpu_first_unsorted_i32(a, slot->na);
+	if (pos >= 0)
+	{
+		slot->unsorted_arg = 1;
+		slot->unsorted_pos = pos;
+		return;
+	}
+	pos = ks == 8 ? setops_cpu_first_unsorted_i64(b, slot->nb) :
+		setops_cpu_first_unsorted_i32(b, slot->nb);
+	if (pos >= 0)
+	{
+		slot->unsorted_arg = 2;
+		slot->unsorted_pos = pos;
+		return;
+	}
+	if (slot->val_stride == 0)
+	{
+		slot->out_count = ks == 8 ?
+			setops_cpu_setop_i64(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), NULL) :
+			setops_cpu_setop_i32(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), NULL);
+	}
+	else
+	{
+		int64_t    *src = palloc_extended((slot->na + slot->nb + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64_t),
+										  MCXT_ALLOC_HUGE);
+		SetopsValues av,
+					bv;
+
+		slot->out_count = ks == 8 ?
+			setops_cpu_setop_i64(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), src) :
+			setops_cpu_setop_i32(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), src);
+		memset(&av, 0, sizeof(av));
+		av.stride = slot->val_stride;
+		av.n = slot->na;
+		av.data = base + slot->off_av;
+		bv = av;
+		bv.n = slot->nb;
+		bv.data = base + slot->off_bv;
+		setops_gather_values(base + slot->off_outv, src, slot->out_count, &av, &bv);
+	}
+}
+
+static void
+run_request(ServiceSlot *slot)
+{
+	char	   *base = setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	slot->out_count = 0;
+	slot->unsorted_arg = 0;
+	slot->unsorted_pos = -1;
+	slot->ms_upload = slot->ms_decode = slot->ms_kernel = slot->ms_download = 0;
+
+	if (slot->kind == REQ_DEVICES)
+		publish_devices();
+	else if (setops_service_emulate && setops_service->ndevices == 0)
+		emulate_request(slot);
+	else if (slot->kind == REQ_SORT)
+	{
+		int64_t		n = slot->na;
+
+		status = setops_gpu_sort(slot->key_type, base + slot->off_a, &n, slot->distinct,
+								 errbuf, sizeof(errbuf));
+		slot->out_count = n;
+	}
+	else
+	{
+		SetopsGpuSetopArgs args;
+
+		memset(&args, 0, sizeof(args));
+		args.op = slot->op;
+		args.key_type = slot->key_type;
+		args.na = slot->na;
+		args.nb = slot->nb;
+		if (slot->a_packed)
+		{
+			args.a_packed = base + slot->off_a;
+			args.a_packed_size = slot->a_packed_size;
+		}
+		else
+			args.a = base + slot->off_a;
+		if (slot->b_packed)
+		{
+			args.b_packed = base + slot->off_b;
+			args.b_packed_size = slot->b_packed_size;
+		}
+		else
+			args.b = base + slot->off_b;
+		args.inputs_distinct = slot->inputs_distinct;
+		args.out_keys = base + slot->off_out;
+		if (slot->val_stride > 0)
+		{
+			args.a_vals = base + slot->off_av;
+			args.b_vals = base + slot->off_bv;
+			args.val_stride = slot->val_stride;
+			args.out_vals = base + slot->off_outv;
+		}
+		status = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+		slot->out_count = args.out_count;
+		slot->unsorted_arg = args.unsorted_arg;
+		slot->unsorted_pos = args.unsorted_pos;
+		slot->ms_upload = args.ms_upload;
+		slot->ms_decode = args.ms_decode;
+		slot->ms_kernel = args.ms_kernel;
+		slot->ms_download = args.ms_download;
+	}
+	slot->status = status;
+	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
+}
+
+/* Serve every submitted slot once, starting after the last one served. */
+static void
+serve_slots(int *next)
+{
+	int			k;
+
+	for (k = 0; k < setops_service->nslots; k++)
+	{
+		int			i = (*next + k) % setops_service->nslots;
+		ServiceSlot *slot = &setops_service->slots[i];
+		Latch	   *owner;
+
+		if (pg_atomic_read_u32(&slot->state) != SLOT_SUBMITTED)
+			continue;
+		pg_read_barrier();
+		pg_atomic_write_u32(&slot->state, SLOT_RUNNING);
+		if (pg_atomic_read_u32(&slot->abandoned) == 0)
+		{
+			MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "setops request",
+													  ALLOCSET_DEFAULT_SIZES);
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			/* an ERROR (out of memory, say) fails the request, not the service */
+			serving = slot;
+			PG_TRY();
+			{
+				run_request(slot);
+			}
+			PG_CATCH();
+			{
+				ErrorData  *edata;
+
+				MemoryContextSwitchTo(cxt);
+				edata = CopyErrorData();
+				FlushErrorState();
+				slot->status = SETOPS_GPU_ERROR;
+				strlcpy(slot->errmsg, edata->message, sizeof(slot->errmsg));
+			}
+			PG_END_TRY();
+			serving = NULL;
+			MemoryContextSwitchTo(old);
+			MemoryContextDelete(cxt);
+		}
+		*next = (i + 1) % setops_service->nslots;
+		owner = slot->owner_latch;
+		pg_write_barrier();
+		/* a backend that gave up does not free its slot: free it here */
+		if (pg_atomic_read_u32(&slot->abandoned) != 0)
+			pg_atomic_write_u32(&slot->state, SLOT_FREE);
+		else
+		{
+			pg_atomic_write_u32(&slot->state, SLOT_DONE);
+			SetLatch(owner);
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* However the worker exits, backends stop waiting for it. */
+static void
+service_exit(int code, Datum arg)
+{
+	SpinLockAcquire(&setops_service->mutex);
+	setops_service->ready = false;
+	setops_service->worker_pid = 0;
+	setops_service->worker_latch = NULL;
+	snprintf(setops_service->unavailable, sizeof(setops_service->unavailable),
+			 "the setops GPU service is restarting");
+	SpinLockRelease(&setops_service->mutex);
+}
+
+void
+setops_service_main(Datum arg)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	int			next = 0,
+				i;
+
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	if (setops_service == NULL)
+		elog(FATAL, "setops GPU service: shared memory not set up (not preloaded?)");
+
+	before_shmem_exit(service_exit, (Datum) 0);
+
+	/* the only CUDA context of the cluster, and the pinned arena */
+	setops_gpu_set_interrupt_callback(serving_abandoned);
+	publish_devices();
+	if (setops_service->ndevices > 0 &&
+		setops_gpu_register_host(setops_service->arena,
+								 setops_service->slot_bytes * setops_service->nslots,
+								 errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		ereport(LOG,
+				(errmsg("setops GPU service: transfers go through staging: %s", errbuf)));
+
+	SpinLockAcquire(&setops_service->mutex);
+	setops_service->generation++;
+	setops_service->worker_pid = MyProcPid;
+	setops_service->worker_latch = MyLatch;
+	setops_service->ready = true;
+	SpinLockRelease(&setops_service->mutex);
+
+	/* what an earlier worker left: fail it, so nobody waits forever */
+	for (i = 0; i < setops_service->nslots; i++)
+	{
+		ServiceSlot *slot = &setops_service->slots[i];
+		uint32		state = pg_atomic_read_u32(&slot->state);
+
+		if (state == SLOT_SUBMITTED || state == SLOT_RUNNING)
+		{
+			slot->status = SETOPS_GPU_ERROR;
+			strlcpy(slot->errmsg, "the setops GPU service restarted", sizeof(slot->errmsg));
+			pg_write_barrier();
+			if (pg_atomic_read_u32(&slot->abandoned) != 0)
+				pg_atomic_write_u32(&slot->state, SLOT_FREE);
+			else
+			{
+				pg_atomic_write_u32(&slot->state, SLOT_DONE);
+				SetLatch(slot->owner_latch);
+			}
+		}
+	}
+	ereport(LOG,
+			(errmsg("setops GPU service started: %d device(s)%s%s", setops_service->ndevices,
+					setops_service->ndevices ? "" : ", ",
+					setops_service->ndevices ? "" : setops_service->unavailable)));
+
+	while (!ShutdownRequestPending)
+	{
+		ResetLatch(MyLatch);
+		serve_slots(&next);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1000L, PG_WAIT_EXTENSION);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+	}
+
+	proc_exit(1);				/* 1: the postmaster starts it again */
+}

@@ -1,0 +1,135 @@
+/*
+ * service.h
+ *	  The GPU service: one background worker per cluster owns the GPUs and
+ *	  runs every backend's GPU work.
+ *
+ * With shared_preload_libraries = 'setops' the postmaster reserves a
+ * control block and a transfer arena in shared memory and registers the
+ * worker.  The worker creates the only CUDA context, registers the arena
+ * as pinned memory, and serves requests.  A backend never touches CUDA: it
+ * claims a request slot, writes its inputs into the slot's part of the
+ * arena (the one CPU pass over them), wakes the worker and sleeps on its
+ * latch; the worker's DMA reads the inputs straight from the arena and
+ * writes the results back there.  Inputs larger than a slot go through in
+ * chunks that end on key-rank-consistent splits.
+ *
+ * Without the preload there is no service and no GPU: the CPU engine
+ * answers, and setops_devices() says why.
+ */
+#ifndef SETOPS_SERVICE_H
+#define SETOPS_SERVICE_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+#include "storage/latch.h"
+#include "storage/spin.h"
+
+#include "../gpu/setops_gpu.h"
+
+#define SERVICE_MAX_DEVICES 8
+
+typedef enum ServiceSlotState
+{
+	SLOT_FREE = 0,
+	SLOT_CLAIMED,				/* a backend is writing its request */
+	SLOT_SUBMITTED,				/* waiting for the worker */
+	SLOT_RUNNING,				/* the worker has it */
+	SLOT_DONE					/* the answer is in; the backend frees it */
+} ServiceSlotState;
+
+typedef enum ServiceRequestKind
+{
+	REQ_SETOP,
+	REQ_SORT,
+	REQ_DEVICES					/* refresh device info (free memory) */
+} ServiceRequestKind;
+
+/*
+ * One request and its answer.  Offsets are into the slot's region of the
+ * arena; the keys and values are laid out by the backend.
+ */
+typedef struct ServiceSlot
+{
+	pg_atomic_uint32 state;
+	pg_atomic_uint32 abandoned;	/* the backend stopped waiting */
+	Latch	   *owner_latch;
+	uint64		generation;		/* the worker's generation at submission */
+
+	/* request */
+	ServiceRequestKind kind;
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	int64		na;
+	int64		nb;
+	int			inputs_distinct;
+	int			val_stride;		/* pairs; 0 for keys only */
+	bool		a_packed;		/* the arena holds packed bytes, not keys */
+	bool		b_packed;
+	Size		a_packed_size;
+	Size		b_packed_size;
+	bool		distinct;		/* sort */
+	Size		off_a;
+	Size		off_b;
+	Size		off_av;
+	Size		off_bv;
+	Size		off_out;
+	Size		off_outv;
+
+	/* answer */
+	SetopsGpuStatus status;
+	int64		out_count;
+	int			unsorted_arg;
+	int64		unsorted_pos;
+	double		ms_upload;
+	double		ms_decode;
+	double		ms_kernel;
+	double		ms_download;
+	char		errmsg[SETOPS_GPU_ERRLEN];
+} ServiceSlot;
+
+typedef struct ServiceShared
+{
+	slock_t		mutex;			/* claiming slots; the fields below */
+	pid_t		worker_pid;		/* 0 when not running */
+	uint64		generation;		/* bumped at every worker start */
+	bool		ready;			/* devices known (possibly none) */
+	Latch	   *worker_latch;
+	int			ndevices;
+	SetopsGpuDeviceInfo devices[SERVICE_MAX_DEVICES];
+	char		unavailable[SETOPS_GPU_ERRLEN]; /* why no device, when none */
+	int			nslots;
+	Size		slot_bytes;		/* each slot's part of the arena */
+	char	   *arena;			/* nslots * slot_bytes, page aligned */
+	ServiceSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} ServiceShared;
+
+/* NULL unless setops is in shared_preload_libraries. */
+extern ServiceShared *setops_service;
+
+/* GUCs (PGC_POSTMASTER) */
+extern int	setops_service_memory_mb;
+extern int	setops_service_slots;
+extern bool setops_service_emulate;
+
+/* gpu_service.c: registration (from _PG_init) and the worker */
+extern void setops_service_register(void);
+extern PGDLLEXPORT void setops_service_main(Datum arg);
+
+/*
+ * service_client.c: the backend's side, with the signatures of the GPU
+ * interface (gpu/setops_gpu.h), so the dispatcher does not care which.
+ * SETOPS_GPU_UNAVAILABLE with "does not fit" in errbuf when a request
+ * cannot be split to fit a slot (packed values, sorts).
+ */
+extern int	setops_service_device_count(char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_device_info(int index, SetopsGpuDeviceInfo *info,
+												  char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_setop(SetopsGpuSetopArgs *args,
+											char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_sort(SetopsKeyType key_type, void *keys, int64 *n,
+										   int distinct, char *errbuf, size_t errlen);
+extern bool setops_service_fits(Size bytes);
+extern void setops_service_refresh_devices(void);
+
+#endif							/* SETOPS_SERVICE_H */

@@ -1,0 +1,568 @@
+/*
+ * service_client.c
+ *	  A backend's side of the GPU service (service.h): requests through
+ *	  shared memory, with the signatures of the GPU interface.
+ *
+ * A backend claims one slot for a whole operation and sends it in chunks
+ * that fit the slot's part of the arena, split where no key-rank pair is
+ * cut (the engine's Balanced Path split), so the chunks' outputs simply
+ * concatenate.  Copying an input chunk into the arena is the one CPU pass
+ * over it; the worker's DMA reads it from there.
+ *
+ * While waiting, the backend sleeps on its latch and wakes at least every
+ * 100 ms: a cancel or statement_timeout raises its ERROR at once (the slot
+ * is marked abandoned; the worker drops the work at its next chunk and
+ * frees the slot), and a worker that stopped is noticed (the request fails
+ * cleanly).  A backend that exits while waiting abandons its slot the same
+ * way.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+
+#include "setops.h"
+#include "service.h"
+#include "cpu/engine.h"
+
+#define ALIGN_UP(x) TYPEALIGN(64, (x))
+
+static ServiceSlot *my_slot = NULL;
+static bool exit_callback_set = false;
+
+static bool
+service_up(char *errbuf, size_t errlen)
+{
+	bool		ready;
+
+	if (setops_service == NULL)
+	{
+		snprintf(errbuf, errlen, "setops is not in shared_preload_libraries, so the GPU service does not run");
+		return false;
+	}
+	SpinLockAcquire(&setops_service->mutex);
+	ready = setops_service->ready;
+	if (!ready)
+		strlcpy(errbuf, setops_service->unavailable, errlen);
+	SpinLockRelease(&setops_service->mutex);
+	return ready;
+}
+
+static bool
+emulating(void)
+{
+	return setops_service_emulate && setops_service->ndevices == 0;
+}
+
+int
+setops_service_device_count(char *errbuf, size_t errlen)
+{
+	int			n;
+
+	if (!service_up(errbuf, errlen))
+		return 0;
+	if (emulating())
+		return 1;
+	SpinLockAcquire(&setops_service->mutex);
+	n = setops_service->ndevices;
+	if (n == 0)
+		strlcpy(errbuf, setops_service->unavailable, errlen);
+	SpinLockRelease(&setops_service->mutex);
+	return n;
+}
+
+SetopsGpuStatus
+setops_service_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
+{
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (emulating() && index == 0)
+	{
+		memset(info, 0, sizeof(*info));
+		snprintf(info->name, sizeof(info->name), "CPU engine (setops.service_emulate)");
+		/* the transfer arena stands in for device memory */
+		info->total_memory = info->free_memory = setops_service->slot_bytes * setops_service->nslots;
+		info->multiprocessors = 1;
+		return SETOPS_GPU_OK;
+	}
+	SpinLockAcquire(&setops_service->mutex);
+	if (index < 0 || index >= setops_service->ndevices)
+	{
+		SpinLockRelease(&setops_service->mutex);
+		snprintf(errbuf, errlen, "no device %d", index);
+		return SETOPS_GPU_UNAVAILABLE;
+	}
+	*info = setops_service->devices[index];
+	SpinLockRelease(&setops_service->mutex);
+	return SETOPS_GPU_OK;
+}
+
+bool
+setops_service_fits(Size bytes)
+{
+	return setops_service != NULL && bytes <= setops_service->slot_bytes;
+}
+
+static char *
+slot_base(ServiceSlot *slot)
+{
+	return setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
+}
+
+/*
+ * Stop waiting for a slot: whoever of the worker and this backend sees the
+ * answer in last frees it (the compare-and-exchange lets only one).
+ */
+static void
+abandon_slot(ServiceSlot *slot)
+{
+	uint32		expected = SLOT_DONE;
+
+	pg_atomic_write_u32(&slot->abandoned, 1);
+	pg_memory_barrier();
+	if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
+	{
+		expected = SLOT_CLAIMED;
+		(void) pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE);
+	}
+}
+
+static void
+release_slot(void)
+{
+	if (my_slot != NULL)
+	{
+		uint32		state = pg_atomic_read_u32(&my_slot->state);
+
+		if (state == SLOT_DONE || state == SLOT_CLAIMED)
+			pg_atomic_write_u32(&my_slot->state, SLOT_FREE);
+		else
+			abandon_slot(my_slot);
+		my_slot = NULL;
+	}
+}
+
+static void
+client_exit(int code, Datum arg)
+{
+	if (my_slot != NULL)
+		abandon_slot(my_slot);
+	my_slot = NULL;
+}
+
+/* A free slot, waiting (interruptibly) while all are busy. */
+static ServiceSlot *
+claim_slot(void)
+{
+	if (!exit_callback_set)
+	{
+		before_shmem_exit(client_exit, (Datum) 0);
+		exit_callback_set = true;
+	}
+	for (;;)
+	{
+		int			i;
+
+		for (i = 0; i < setops_service->nslots; i++)
+		{
+			ServiceSlot *slot = &setops_service->slots[(MyProcPid + i) % setops_service->nslots];
+			uint32		expected = SLOT_FREE;
+
+			if (pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
+			{
+				pg_atomic_write_u32(&slot->abandoned, 0);
+				my_slot = slot;
+				return slot;
+			}
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Hand the slot's request to the worker and wait for the answer. */
+static SetopsGpuStatus
+submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	Latch	   *worker;
+	uint64		generation;
+	bool		ready;
+
+	SpinLockAcquire(&setops_service->mutex);
+	worker = setops_service->worker_latch;
+	generation = setops_service->generation;
+	ready = setops_service->ready;
+	SpinLockRelease(&setops_service->mutex);
+	if (!ready || worker == NULL)
+	{
+		snprintf(errbuf, errlen, "the setops GPU service is not running");
+		return SETOPS_GPU_UNAVAILABLE;
+	}
+
+	slot->owner_latch = MyLatch;
+	slot->generation = generation;
+	pg_write_barrier();
+	pg_atomic_write_u32(&slot->state, SLOT_SUBMITTED);
+	SetLatch(worker);
+
+	PG_TRY();
+	{
+		while (pg_atomic_read_u32(&slot->state) != SLOT_DONE)
+		{
+			SpinLockAcquire(&setops_service->mutex);
+			ready = setops_service->ready && setops_service->generation == generation;
+			SpinLockRelease(&setops_service->mutex);
+			if (!ready)
+				break;
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100L,
+							 PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	PG_CATCH();
+	{
+		abandon_slot(slot);
+		my_slot = NULL;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (pg_atomic_read_u32(&slot->state) != SLOT_DONE)
+	{
+		/* the worker went away: a new one fails or frees what it finds */
+		abandon_slot(slot);
+		my_slot = NULL;
+		snprintf(errbuf, errlen, "the setops GPU service stopped while serving this request");
+		return SETOPS_GPU_ERROR;
+	}
+	pg_read_barrier();
+	if (slot->status != SETOPS_GPU_OK)
+		strlcpy(errbuf, slot->errmsg, errlen);
+	return slot->status;
+}
+
+static SetopsGpuStatus
+does_not_fit(Size bytes, char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen,
+			 "the request needs %zu bytes in one piece, more than a slot of the GPU service holds (%zu; raise setops.service_memory)",
+			 (Size) bytes, setops_service ? setops_service->slot_bytes : (Size) 0);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+static bool
+keys_less(const void *keys, int64 i, int64 j, SetopsKeyType type)
+{
+	return type == SETOPS_KEY_INT64 ? ((const int64 *) keys)[i] < ((const int64 *) keys)[j]
+		: ((const int32 *) keys)[i] < ((const int32 *) keys)[j];
+}
+
+static int64
+keys_first_unsorted(const void *keys, int64 n, SetopsKeyType type)
+{
+	return type == SETOPS_KEY_INT64 ? setops_cpu_first_unsorted_i64(keys, n) :
+		setops_cpu_first_unsorted_i32(keys, n);
+}
+
+/* One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k. */
+static SetopsGpuStatus
+run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
+		  int64 bi, int64 b_end, int64 k, int64 *n, char *errbuf, size_t errlen)
+{
+	char	   *base = slot_base(slot);
+	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
+	int64		na = a_end - ai,
+				nb = b_end - bi,
+				bound = setop_output_bound(args->op, na, nb);
+	Size		a_bytes = args->a_packed ? args->a_packed_size : na * ks;
+	Size		b_bytes = args->b_packed ? args->b_packed_size : nb * ks;
+	double		t0 = setops_now_ms();
+	SetopsGpuStatus status;
+
+	slot->kind = REQ_SETOP;
+	slot->op = args->op;
+	slot->key_type = args->key_type;
+	slot->na = na;
+	slot->nb = nb;
+	slot->inputs_distinct = args->inputs_distinct;
+	slot->val_stride = (int) vs;
+	slot->a_packed = args->a_packed != NULL;
+	slot->b_packed = args->b_packed != NULL;
+	slot->a_packed_size = args->a_packed_size;
+	slot->b_packed_size = args->b_packed_size;
+	slot->off_a = 0;
+	slot->off_b = ALIGN_UP(a_bytes);
+	slot->off_av = slot->off_b + ALIGN_UP(b_bytes);
+	slot->off_bv = slot->off_av + ALIGN_UP(na * vs);
+	slot->off_out = slot->off_bv + ALIGN_UP(nb * vs);
+	slot->off_outv = slot->off_out + ALIGN_UP((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	if (slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
+		return does_not_fit(slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
+
+	/* the one CPU pass over the inputs: into the pinned arena */
+	memcpy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
+	memcpy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
+	if (vs)
+	{
+		memcpy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
+		memcpy(base + slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
+	}
+	args->ms_upload += setops_now_ms() - t0;
+
+	status = submit_and_wait(slot, errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
+		return status;
+	args->ms_upload += slot->ms_upload;
+	args->ms_decode += slot->ms_decode;
+	args->ms_kernel += slot->ms_kernel;
+	if (slot->unsorted_arg != 0)
+	{
+		args->unsorted_arg = slot->unsorted_arg;
+		args->unsorted_pos = slot->unsorted_pos < 0 ? -1 :
+			slot->unsorted_pos + (slot->unsorted_arg == 1 ? ai : bi);
+		*n = 0;
+		return SETOPS_GPU_OK;
+	}
+	if (slot->out_count < 0 || slot->out_count > bound)
+	{
+		snprintf(errbuf, errlen, "internal error: %lld outputs from a bound of %lld",
+				 (long long) slot->out_count, (long long) bound);
+		return SETOPS_GPU_ERROR;
+	}
+	t0 = setops_now_ms();
+	memcpy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
+	if (vs)
+		memcpy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
+	args->ms_download += slot->ms_download + (setops_now_ms() - t0);
+	*n = slot->out_count;
+	/* the next chunk's request starts from a claimed slot again */
+	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
+	/* inputs plus the output bound (at most both inputs), with slack */
+	int64		per_chunk = (int64) ((setops_service->slot_bytes - 64 * 1024) / (2 * (ks + vs)));
+	bool		packed = args->a_packed || args->b_packed;
+	int64		ai = 0,
+				bi = 0,
+				d = 0,
+				k = 0;
+
+	while (ai < args->na || bi < args->nb)
+	{
+		int64		a_end,
+					b_end,
+					n;
+		SetopsGpuStatus status;
+
+		d += per_chunk;
+		/* packed values go whole (the slot must hold them) */
+		if (packed || d >= args->na + args->nb)
+		{
+			a_end = args->na;
+			b_end = args->nb;
+		}
+		else if (args->key_type == SETOPS_KEY_INT64)
+			setops_cpu_split_i64(args->op, args->a, args->na, args->b, args->nb, d, &a_end, &b_end);
+		else
+			setops_cpu_split_i32(args->op, args->a, args->na, args->b, args->nb, d, &a_end, &b_end);
+
+		/* a split over unsorted input can go anywhere; order across chunks */
+		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb ||
+			(ai > 0 && ai < a_end && keys_less(args->a, ai, ai - 1, args->key_type)) ||
+			(bi > 0 && bi < b_end && keys_less(args->b, bi, bi - 1, args->key_type)))
+		{
+			args->unsorted_arg = 1;
+			args->unsorted_pos = keys_first_unsorted(args->a, args->na, args->key_type);
+			if (args->unsorted_pos < 0)
+			{
+				args->unsorted_arg = 2;
+				args->unsorted_pos = keys_first_unsorted(args->b, args->nb, args->key_type);
+			}
+			return SETOPS_GPU_OK;
+		}
+		status = run_chunk(slot, args, ai, a_end, bi, b_end, k, &n, errbuf, errlen);
+		if (status != SETOPS_GPU_OK || args->unsorted_arg != 0)
+			return status;
+		k += n;
+		ai = a_end;
+		bi = b_end;
+		CHECK_FOR_INTERRUPTS();
+	}
+	args->out_count = k;
+	return SETOPS_GPU_OK;
+}
+
+SetopsGpuStatus
+setops_service_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	ServiceSlot *slot;
+	SetopsGpuStatus status;
+
+	args->out_count = 0;
+	args->unsorted_arg = 0;
+	args->unsorted_pos = -1;
+	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = 0;
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+
+	slot = claim_slot();
+	status = setop_chunks(slot, args, errbuf, errlen);
+	release_slot();
+	return status;
+}
+
+/* One sort request: keys[0, *n) fit one slot. */
+static SetopsGpuStatus
+sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
+		 char *errbuf, size_t errlen)
+{
+	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	ServiceSlot *slot = claim_slot();
+	SetopsGpuStatus status;
+
+	slot->kind = REQ_SORT;
+	slot->key_type = key_type;
+	slot->na = *n;
+	slot->nb = 0;
+	slot->distinct = distinct != 0;
+	slot->off_a = 0;
+	memcpy(slot_base(slot), keys, *n * ks);
+	status = submit_and_wait(slot, errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+	{
+		if (slot->out_count < 0 || slot->out_count > *n)
+		{
+			snprintf(errbuf, errlen, "internal error: %lld sorted keys of %lld",
+					 (long long) slot->out_count, (long long) *n);
+			status = SETOPS_GPU_ERROR;
+		}
+		else
+		{
+			memcpy(keys, slot_base(slot), slot->out_count * ks);
+			*n = slot->out_count;
+		}
+	}
+	release_slot();
+	return status;
+}
+
+/*
+ * Sort (distinct: and keep one copy of each key) in place.  More keys than
+ * a slot holds are sorted a slot at a time, and the sorted runs merged
+ * pairwise by the service's merge (distinct: union, which keeps one copy of
+ * keys present in both), which goes in chunks itself.
+ */
+SetopsGpuStatus
+setops_service_sort(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
+					char *errbuf, size_t errlen)
+{
+	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	int64		per_run,
+				nruns,
+				i;
+	int64	   *start,
+			   *len;
+	char	   *src = keys,
+			   *dst;
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (setops_service_fits(*n * ks))
+		return sort_one(key_type, keys, n, distinct, errbuf, errlen);
+
+	per_run = (int64) (setops_service->slot_bytes / ks);
+	nruns = (*n + per_run - 1) / per_run;
+	start = palloc(nruns * sizeof(int64));
+	len = palloc(nruns * sizeof(int64));
+	for (i = 0; i < nruns && status == SETOPS_GPU_OK; i++)
+	{
+		start[i] = i * per_run;
+		len[i] = Min(per_run, *n - start[i]);
+		status = sort_one(key_type, src + start[i] * ks, &len[i], distinct, errbuf, errlen);
+	}
+	dst = palloc_extended((*n + SETOPS_CPU_OUTPUT_SLACK) * ks, MCXT_ALLOC_HUGE);
+	while (nruns > 1 && status == SETOPS_GPU_OK)
+	{
+		int64		out = 0,
+					m = 0;
+
+		for (i = 0; i < nruns && status == SETOPS_GPU_OK; i += 2)
+		{
+			if (i + 1 == nruns)
+			{
+				memmove(dst + out * ks, src + start[i] * ks, len[i] * ks);
+				start[m] = out;
+				len[m++] = len[i];
+				out += len[i];
+			}
+			else
+			{
+				SetopsGpuSetopArgs args;
+
+				memset(&args, 0, sizeof(args));
+				args.op = distinct ? SETOPS_OP_UNION : SETOPS_OP_MERGE;
+				args.key_type = key_type;
+				args.a = src + start[i] * ks;
+				args.na = len[i];
+				args.b = src + start[i + 1] * ks;
+				args.nb = len[i + 1];
+				args.inputs_distinct = distinct;
+				args.out_keys = dst + out * ks;
+				status = setops_service_setop(&args, errbuf, errlen);
+				if (status == SETOPS_GPU_OK && args.unsorted_arg != 0)
+				{
+					snprintf(errbuf, errlen, "internal error: a sorted run came back unsorted");
+					status = SETOPS_GPU_ERROR;
+				}
+				start[m] = out;
+				len[m++] = args.out_count;
+				out += args.out_count;
+			}
+		}
+		nruns = m;
+		{
+			char	   *t = src;
+
+			src = dst;
+			dst = t == (char *) keys ? palloc_extended((*n + SETOPS_CPU_OUTPUT_SLACK) * ks,
+													   MCXT_ALLOC_HUGE) : t;
+		}
+	}
+	if (status == SETOPS_GPU_OK)
+	{
+		if (src != (char *) keys)
+			memcpy(keys, src + start[0] * ks, len[0] * ks);
+		else if (start[0] != 0)
+			memmove(keys, src + start[0] * ks, len[0] * ks);
+		*n = len[0];
+	}
+	return status;
+}
+
+/* Fresh device figures (free memory) from the worker. */
+void
+setops_service_refresh_devices(void)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	ServiceSlot *slot;
+
+	if (!service_up(errbuf, sizeof(errbuf)) || emulating())
+		return;
+	slot = claim_slot();
+	slot->kind = REQ_DEVICES;
+	(void) submit_and_wait(slot, errbuf, sizeof(errbuf));
+	release_slot();
+}
