@@ -31,10 +31,16 @@ extern SetopsGpuInterruptFn gpu_interrupt_fn;
 
 /* ---- pool.cu: reusable device and pinned buffers, the stream ---- */
 
+#define GPU_EVENTS 6
+
 typedef struct GpuPool
 {
 	cudaStream_t stream;
-	cudaEvent_t ev[4];			/* upload start, kernel start, kernel end, download end */
+	/*
+	 * upload start, decode start (uploads queued), kernel end, kernel start
+	 * (decoding done), encode start, encode end
+	 */
+	cudaEvent_t ev[GPU_EVENTS];
 	char	   *dev;			/* device arena */
 	size_t		dev_cap;
 	void	   *pinned;			/* small pinned block: counts and flags */
