@@ -19,6 +19,7 @@
 
 #include "setops.h"
 #include "cpu/engine.h"
+#include "cpu/packed_codec.h"
 #include "service.h"
 
 static bool gpu_failure_logged = false;
@@ -76,11 +77,13 @@ gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
 /*
  * On the GPU; false when the CPU must answer instead.  vals NULL for keys
  * only.  The device checks the order of the inputs while loading them.
+ * With out_packed (keys only), the device packs the result into it
+ * (packed_cap bytes) instead of filling out_keys, setting *packed_size.
  */
 static bool
 gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 		  SetopsKeys *b, const SetopsValues *bv, void *out_keys, char *out_vals,
-		  int64 *n)
+		  void *out_packed, size_t packed_cap, size_t *packed_size, int64 *n)
 {
 	SetopsGpuSetopArgs args;
 	char		errbuf[SETOPS_GPU_ERRLEN];
@@ -129,6 +132,8 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	}
 	args.inputs_distinct = a->distinct_known && b->distinct_known;
 	args.out_keys = out_keys;
+	args.out_packed = out_packed;
+	args.out_packed_cap = packed_cap;
 	if (av)
 	{
 		args.a_vals = av->data;
@@ -145,7 +150,8 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	setops_last.on_gpu = true;
 	setops_last.upload_ms = args.ms_upload;
 	setops_last.decode_ms = args.ms_decode;
-	setops_last.kernel_ms = args.ms_kernel;
+	/* encoding a packed result counts as kernel time */
+	setops_last.kernel_ms = args.ms_kernel + args.ms_encode;
 	setops_last.download_ms = args.ms_download;
 	if (args.unsorted_arg != 0)
 	{
@@ -165,20 +171,17 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	a->sorted_known = b->sorted_known = true;
 	a->first_unsorted = b->first_unsorted = -1;
 	*n = args.out_count;
+	if (packed_size)
+		*packed_size = args.out_packed_size;
 	return true;
 }
 
-int64
-setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
-				 void *out_keys)
+/* The CPU engine's answer. */
+static int64
+cpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b, void *out_keys)
 {
 	int64		n;
 	double		t0;
-
-	Assert(a->type == b->type);
-	if (setops_gpu_usable(fname, a->n + b->n) &&
-		gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, &n))
-		return n;
 
 	setops_keys_materialize(a, fname);
 	setops_keys_materialize(b, fname);
@@ -190,6 +193,59 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 		n = setops_cpu_setop_i32(op, a->data, a->n, b->data, b->n, out_keys, NULL);
 	setops_last.cpu_ms = setops_now_ms() - t0;
 	return n;
+}
+
+int64
+setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+				 void *out_keys)
+{
+	int64		n;
+
+	Assert(a->type == b->type);
+	if (setops_gpu_usable(fname, a->n + b->n) &&
+		gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, NULL, 0, NULL, &n))
+		return n;
+	return cpu_setop(fname, op, a, b, out_keys);
+}
+
+/*
+ * setops_run_setop for a result returned packed.  When the GPU runs an
+ * operation on two packed arguments (one piece on the device: no chunks),
+ * it packs the result too and only the packed bytes come back: *packed
+ * gets them (palloc'd, *packed_size bytes, the varlena length still to be
+ * set).  Otherwise *packed is NULL and out_keys holds the keys, as from
+ * setops_run_setop.
+ */
+int64
+setops_run_setop_packed(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+						void *out_keys, void **packed, size_t *packed_size)
+{
+	int64		n;
+
+	Assert(a->type == b->type);
+	*packed = NULL;
+	*packed_size = 0;
+	if (!(a->packed && !a->data && b->packed && !b->data))
+		return setops_run_setop(fname, op, a, b, out_keys);
+	if (setops_gpu_usable(fname, a->n + b->n))
+	{
+		/* at the bound, but only the pages the result takes are touched */
+		size_t		cap = setops_packed_bound((int) setops_key_size(a->type),
+											  setop_output_bound(op, a->n, b->n));
+		void	   *v = palloc_extended(cap, MCXT_ALLOC_HUGE);
+
+		if (gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, v, cap, packed_size, &n))
+		{
+			/* the service may answer with keys (a result too large for a slot) */
+			if (*packed_size > 0)
+				*packed = v;
+			else
+				pfree(v);
+			return n;
+		}
+		pfree(v);
+	}
+	return cpu_setop(fname, op, a, b, out_keys);
 }
 
 int64
@@ -252,7 +308,7 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 				k = 0;
 
 	if (setops_gpu_usable(fname, a->n + b->n) &&
-		gpu_setop(fname, op, a, av, b, bv, out_keys, out_vals, &k))
+		gpu_setop(fname, op, a, av, b, bv, out_keys, out_vals, NULL, 0, NULL, &k))
 		return k;
 
 	/* a chunk holds at most PAIRS_CHUNK + 1 inputs (starred diagonals) */

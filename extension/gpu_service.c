@@ -261,7 +261,8 @@ run_request(ServiceSlot *slot)
 	slot->out_count = 0;
 	slot->unsorted_arg = 0;
 	slot->unsorted_pos = -1;
-	slot->ms_upload = slot->ms_decode = slot->ms_kernel = slot->ms_download = 0;
+	slot->ms_upload = slot->ms_decode = slot->ms_kernel = slot->ms_download = slot->ms_encode = 0;
+	slot->out_packed_size = 0;	/* emulation answers with keys */
 
 	if (slot->kind == REQ_DEVICES)
 		publish_devices();
@@ -307,8 +308,15 @@ run_request(ServiceSlot *slot)
 			args.val_stride = slot->val_stride;
 			args.out_vals = base + slot->off_outv;
 		}
+		if (slot->want_packed)
+		{
+			args.out_packed = base + slot->off_out;
+			args.out_packed_cap = slot->out_packed_cap;
+		}
 		status = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
 		slot->out_count = args.out_count;
+		slot->out_packed_size = args.out_packed_size;
+		slot->ms_encode = args.ms_encode;
 		slot->unsorted_arg = args.unsorted_arg;
 		slot->unsorted_pos = args.unsorted_pos;
 		slot->ms_upload = args.ms_upload;

@@ -142,14 +142,32 @@ setops_packed_datum(SetopsKeyType type, const void *keys, int64 n, const char *f
 	v = palloc_extended(bound, MCXT_ALLOC_HUGE);
 	size = type == SETOPS_KEY_INT64 ?
 		setops_packed_encode_i64(keys, n, v) : setops_packed_encode_i32(keys, n, v);
+	return setops_packed_finish(v, size, fname);
+}
+
+/*
+ * A value packed in place (here or by the GPU) into v, a palloc'd buffer
+ * of at least size bytes: set its length, hand back what packing saved.
+ */
+Datum
+setops_packed_finish(void *v, size_t size, const char *fname)
+{
+	const PackedHeader *h = (const PackedHeader *) v;
+
+	if (h->n > (int64) MaxArraySize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the result would have %lld keys, more than a packed value holds (%d)",
+						fname, (long long) h->n, (int) MaxArraySize)));
 	if (size > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: the packed result would take %zu bytes, more than the maximum of %zu",
 						fname, size, (Size) MaxAllocSize)));
+	Assert(setops_packed_check(v, size) == NULL);
 	SET_VARSIZE(v, size);
-	/* the bound assumes full width: hand back what packing saved */
-	if (bound - size > 1024 * 1024)
+	/* buffers are sized for full width: shrink when much was saved */
+	if (GetMemoryChunkSpace(v) - size > 1024 * 1024)
 		v = repalloc(v, size);
 	return PointerGetDatum(v);
 }

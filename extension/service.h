@@ -75,6 +75,8 @@ typedef struct ServiceSlot
 	Size		off_bv;
 	Size		off_out;
 	Size		off_outv;
+	bool		want_packed;	/* pack the result on the device, at off_out */
+	Size		out_packed_cap;
 
 	/* answer */
 	SetopsGpuStatus status;
@@ -85,6 +87,8 @@ typedef struct ServiceSlot
 	double		ms_decode;
 	double		ms_kernel;
 	double		ms_download;
+	double		ms_encode;
+	Size		out_packed_size;	/* want_packed: the packed result's bytes */
 	char		errmsg[SETOPS_GPU_ERRLEN];
 } ServiceSlot;
 

@@ -304,6 +304,14 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	slot->off_outv = slot->off_out + ALIGN_UP((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
 	if (slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
 		return does_not_fit(slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
+	/*
+	 * A packed result, when this chunk is the whole operation and the slot
+	 * holds the result's bound; else keys come back (the caller packs them).
+	 */
+	slot->want_packed = args->out_packed != NULL &&
+		ai == 0 && a_end == args->na && bi == 0 && b_end == args->nb &&
+		slot->off_out + args->out_packed_cap <= setops_service->slot_bytes;
+	slot->out_packed_cap = slot->want_packed ? args->out_packed_cap : 0;
 
 	/* the one CPU pass over the inputs: into the pinned arena */
 	memcpy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
@@ -336,6 +344,22 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		return SETOPS_GPU_ERROR;
 	}
 	t0 = setops_now_ms();
+	if (slot->want_packed && slot->out_packed_size > 0)
+	{
+		if (slot->out_packed_size > args->out_packed_cap)
+		{
+			snprintf(errbuf, errlen, "internal error: a packed result of %zu bytes for %zu",
+					 (size_t) slot->out_packed_size, (size_t) args->out_packed_cap);
+			return SETOPS_GPU_ERROR;
+		}
+		memcpy(args->out_packed, base + slot->off_out, slot->out_packed_size);
+		args->out_packed_size = slot->out_packed_size;
+		args->ms_encode += slot->ms_encode;
+		args->ms_download += slot->ms_download + (setops_now_ms() - t0);
+		*n = slot->out_count;
+		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
+		return SETOPS_GPU_OK;
+	}
 	memcpy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
 	if (vs)
 		memcpy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
@@ -414,6 +438,8 @@ setops_service_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	args->unsorted_arg = 0;
 	args->unsorted_pos = -1;
 	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = 0;
+	args->ms_encode = 0;
+	args->out_packed_size = 0;
 	if (!service_up(errbuf, errlen))
 		return SETOPS_GPU_UNAVAILABLE;
 

@@ -41,6 +41,8 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 	Datum		result;
 	bool		packed_result = setops_returns_packed(fcinfo);
 	void	   *out;
+	void	   *packed = NULL;
+	size_t		packed_size = 0;
 
 	memset(&setops_last, 0, sizeof(setops_last));
 	setops_read_arg(fcinfo, 0, 1, fname, &a);
@@ -55,11 +57,18 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 		out = res.data;
 	}
 	t1 = setops_now_ms();
-	n = setops_run_setop(fname, op, &a, &b, out);
+	if (packed_result)
+		n = setops_run_setop_packed(fname, op, &a, &b, out, &packed, &packed_size);
+	else
+		n = setops_run_setop(fname, op, &a, &b, out);
 	t2 = setops_now_ms();
 	if (packed_result)
 	{
-		result = setops_packed_datum(a.type, out, n, fname);
+		/* packed on the GPU, or packed here from the keys */
+		if (packed)
+			result = setops_packed_finish(packed, packed_size, fname);
+		else
+			result = setops_packed_datum(a.type, out, n, fname);
 		pfree(out);
 	}
 	else

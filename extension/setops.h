@@ -95,11 +95,15 @@ extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
 extern bool setops_returns_packed(FunctionCallInfo fcinfo);
 extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
 								 const char *fname);
+extern Datum setops_packed_finish(void *v, size_t size, const char *fname);
 
 /* ---- running operations (dispatch.c) ---- */
 
 extern int64 setops_run_setop(const char *fname, SetopsOp op,
 							  SetopsKeys *a, SetopsKeys *b, void *out_keys);
+extern int64 setops_run_setop_packed(const char *fname, SetopsOp op,
+									 SetopsKeys *a, SetopsKeys *b, void *out_keys,
+									 void **packed, size_t *packed_size);
 extern int64 setops_run_setop_pairs(const char *fname, SetopsOp op,
 									SetopsKeys *a, const SetopsValues *av,
 									SetopsKeys *b, const SetopsValues *bv,
@@ -115,8 +119,9 @@ extern void setops_check_interrupts(void);
 /*
  * Where the last operation's time went, for setops_last_timing() and the
  * benchmarks: reading the arguments (detoasting included), the GPU's
- * upload, decoding of packed arguments, the GPU's kernels and download, the
- * CPU engine, and building the result.
+ * upload, decoding of packed arguments, the GPU's kernels (with the
+ * encoding of a packed result on the GPU) and download, the CPU engine, and
+ * building the result.
  */
 typedef struct SetopsTiming
 {

@@ -31,10 +31,16 @@ extern SetopsGpuInterruptFn gpu_interrupt_fn;
 
 /* ---- pool.cu: reusable device and pinned buffers, the stream ---- */
 
+#define GPU_EVENTS 6
+
 typedef struct GpuPool
 {
 	cudaStream_t stream;
-	cudaEvent_t ev[4];			/* upload start, kernel start, kernel end, download end */
+	/*
+	 * upload start, decode start (uploads queued), kernel end, kernel start
+	 * (decoding done), encode start, encode end
+	 */
+	cudaEvent_t ev[GPU_EVENTS];
 	char	   *dev;			/* device arena */
 	size_t		dev_cap;
 	void	   *pinned;			/* small pinned block: counts and flags */
@@ -120,5 +126,25 @@ cudaError_t sort_enqueue(SetopsKeyType key_type, void *keys, void *out, int n,
  */
 cudaError_t packed_decode_enqueue(const PackedHeader *h, const void *packed_dev,
 								  void *keys_dev, cudaStream_t stream);
+
+/* ---- packed_encode.cu ---- */
+
+/* Bytes that always hold n keys packed (setops_packed_bound's value). */
+size_t		packed_encode_bound(SetopsKeyType key_type, int64_t n);
+
+/* Device scratch packed_encode needs for n keys; 0 above INT_MAX keys. */
+size_t		packed_encode_scratch_bytes(SetopsKeyType key_type, int64_t n);
+
+/*
+ * Encode the sorted keys keys_dev[0, n) (device) into out_dev (device, 8-byte
+ * aligned, out_cap bytes: packed_encode_bound suffices), the bytes exactly
+ * those of setops_packed_encode_i32/i64 (vl_len_ 0).  Enqueued on stream,
+ * with one synchronisation inside: the totals that place the sections come
+ * to host_totals (16 bytes, pinned for speed) before the bytes are written.
+ * Returns with the bytes' kernel queued, and their count in *size.
+ */
+cudaError_t packed_encode(SetopsKeyType key_type, const void *keys_dev, int64_t n,
+						  void *out_dev, size_t out_cap, void *scratch, size_t scratch_bytes,
+						  void *host_totals, cudaStream_t stream, size_t *size);
 
 #endif							/* SETOPS_GPU_INTERNAL_H */

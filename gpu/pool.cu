@@ -36,7 +36,7 @@ pool_init(SetopsGpuStatus *status, char *errbuf, size_t errlen)
 	int			i;
 
 	err = cudaStreamCreateWithFlags(&pool.stream, cudaStreamNonBlocking);
-	for (i = 0; err == cudaSuccess && i < 4; i++)
+	for (i = 0; err == cudaSuccess && i < GPU_EVENTS; i++)
 		err = cudaEventCreate(&pool.ev[i]);
 	if (err == cudaSuccess)
 		err = cudaHostAlloc(&pool.pinned, GPU_PINNED_BYTES, cudaHostAllocDefault);

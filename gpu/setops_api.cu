@@ -10,7 +10,9 @@
  * go through pinned staging (transfer.cu) and the kernels are queued on the
  * pool's stream; one synchronisation fetches the output count and the
  * order flags (one small copy); the outputs come back through staging into
- * the caller's buffer.
+ * the caller's buffer.  A result wanted packed is encoded on the device
+ * first (packed_encode.cu, one more synchronisation for its section
+ * sizes) and only its packed bytes come back.
  *
  * Every CUDA error becomes a status and a message; errors that break the
  * context reset the device (gpu_recover), so the next call starts clean.
@@ -143,7 +145,14 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	size_t		off_scratch = off_ov + GPU_ALIGN(bound * vs);
 	size_t		off_pa = off_scratch + GPU_ALIGN(setop_scratch_bytes(args->key_type, na, nb));
 	size_t		off_pb = off_pa + GPU_ALIGN(args->a_packed ? args->a_packed_size : 0);
-	size_t		need = off_pb + (args->b_packed ? args->b_packed_size : 0);
+	/* a packed result: its bytes, then the encoder's scratch */
+	bool		packed_out = args->out_packed != NULL;
+	int64_t		enc_n = bound < INT_MAX ? bound : INT_MAX;
+	size_t		enc_cap = packed_out ? packed_encode_bound(args->key_type, enc_n) : 0;
+	size_t		enc_scratch = packed_out ? packed_encode_scratch_bytes(args->key_type, enc_n) : 0;
+	size_t		off_enc = off_pb + GPU_ALIGN(args->b_packed ? args->b_packed_size : 0);
+	size_t		off_enc_scratch = off_enc + GPU_ALIGN(enc_cap);
+	size_t		need = off_enc_scratch + enc_scratch;
 	SetopsGpuStatus status;
 	GpuPool    *pool = gpu_pool_get(need, &status, errbuf, errlen);
 	SetopLaunch l;
@@ -219,9 +228,35 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 		return SETOPS_GPU_ERROR;
 	}
 	*n = res.total;
-	t_down = host_ms();
-	CHECK_CUDA(gpu_download(pool, (char *) args->out_keys + k * ks, l.out, res.total * ks),
-			   "downloading the result");
+	if (packed_out)
+	{
+		size_t		size;
+
+		/* only the packed bytes cross; the pinned block's start holds res */
+		CHECK_CUDA(cudaEventRecord(pool->ev[4], pool->stream), "recording an event");
+		CHECK_CUDA(packed_encode(args->key_type, l.out, res.total, pool->dev + off_enc, enc_cap,
+								 pool->dev + off_enc_scratch, enc_scratch,
+								 (char *) pool->pinned + 64, pool->stream, &size),
+				   "encoding the result");
+		CHECK_CUDA(cudaEventRecord(pool->ev[5], pool->stream), "recording an event");
+		if (size > args->out_packed_cap)
+		{
+			snprintf(errbuf, errlen, "internal error: a packed result of %zu bytes, room for %zu",
+					 size, args->out_packed_cap);
+			return SETOPS_GPU_ERROR;
+		}
+		t_down = host_ms();
+		CHECK_CUDA(gpu_download(pool, args->out_packed, pool->dev + off_enc, size),
+				   "downloading the packed result");
+		args->out_packed_size = size;
+		args->ms_encode += elapsed_ms(pool->ev[4], pool->ev[5]);
+	}
+	else
+	{
+		t_down = host_ms();
+		CHECK_CUDA(gpu_download(pool, (char *) args->out_keys + k * ks, l.out, res.total * ks),
+				   "downloading the result");
+	}
 	if (vs)
 		CHECK_CUDA(gpu_download(pool, (char *) args->out_vals + k * vs, l.out_vals,
 								res.total * vs), "downloading the result values");
@@ -247,12 +282,18 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	args->out_count = 0;
 	args->unsorted_arg = 0;
 	args->unsorted_pos = -1;
-	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = 0;
+	args->out_packed_size = 0;
+	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_encode = args->ms_download = 0;
 	if (!gpu_ensure_init(errbuf, errlen))
 		return SETOPS_GPU_UNAVAILABLE;
 	if ((args->a_packed && args->a) || (args->b_packed && args->b) || (args->a_packed && args->a_vals))
 	{
 		snprintf(errbuf, errlen, "internal error: a packed argument with keys or values");
+		return SETOPS_GPU_ERROR;
+	}
+	if (args->out_packed && args->a_vals)
+	{
+		snprintf(errbuf, errlen, "internal error: a packed result with values");
 		return SETOPS_GPU_ERROR;
 	}
 
@@ -265,8 +306,11 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		SetopsGpuStatus status;
 
 		d += GPU_CHUNK;
-		/* packed arguments are decoded whole on the device: one chunk */
-		if (d >= args->na + args->nb || args->a_packed || args->b_packed)
+		/*
+		 * packed arguments are decoded whole on the device, and a packed
+		 * result is encoded whole: one chunk
+		 */
+		if (d >= args->na + args->nb || args->a_packed || args->b_packed || args->out_packed)
 		{
 			a_end = args->na;
 			b_end = args->nb;

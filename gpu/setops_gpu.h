@@ -100,6 +100,18 @@ typedef struct SetopsGpuSetopArgs
 	const void *b_vals;
 	int			val_stride;
 	void	   *out_vals;
+	/*
+	 * A packed result (keys only): with out_packed set, the device encodes
+	 * the result (common/packed_format.h, the CPU encoder's very bytes)
+	 * and only those bytes come back, into out_packed (out_packed_cap
+	 * bytes: setops_packed_bound of setop_output_bound(op, na, nb) keys
+	 * always suffices); out_keys is not used.  out_packed_size gets the
+	 * value's length; its vl_len_ is 0, for the caller to set.  The
+	 * operation then runs in one piece, as with packed arguments.
+	 */
+	void	   *out_packed;
+	size_t		out_packed_cap;
+	size_t		out_packed_size;
 	/* results */
 	int64_t		out_count;
 	int			unsorted_arg;
@@ -108,6 +120,7 @@ typedef struct SetopsGpuSetopArgs
 	double		ms_upload;
 	double		ms_decode;
 	double		ms_kernel;
+	double		ms_encode;		/* a packed result: encoding it on the device */
 	double		ms_download;
 } SetopsGpuSetopArgs;
 

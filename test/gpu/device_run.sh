@@ -5,9 +5,9 @@
 #   make && make gpu-tests && make install DESTDIR=$PWD/.pgb/ext
 # then on the GPU machine, from the checkout root (carry .pgb and
 # test/gpu/kernel_test, test/gpu/kernel_bench, test/gpu/packed_decode_test,
-# test/gpu/packed_bench):
+# test/gpu/packed_encode_test, test/gpu/packed_bench):
 #   bash test/gpu/device_run.sh kernel memcheck racecheck bench pg sqlbench
-#   bash test/gpu/device_run.sh packed packedcheck packedbench
+#   bash test/gpu/device_run.sh packed packedcheck packedenc packedenccheck packedbench
 #
 # Steps:
 #   kernel     GPU kernel tests against the CPU engine (test/gpu/kernel_test)
@@ -16,7 +16,12 @@
 #   bench      kernels against Thrust (test/gpu/kernel_bench)
 #   packed     the packed decoder against the CPU codec (test/gpu/packed_decode_test)
 #   packedcheck  the quick packed decoder tests under compute-sanitizer memcheck
-#   packedbench  packed decoder throughput against a device copy (test/gpu/packed_bench)
+#   packedenc  the packed encoder against the CPU codec, byte for byte
+#              (test/gpu/packed_encode_test)
+#   packedenccheck  the quick packed encoder tests under compute-sanitizer
+#              memcheck, then racecheck
+#   packedbench  packed decoder throughput against a device copy, and the
+#              encoder's (test/gpu/packed_bench)
 #   pg         every suite inside PostgreSQL with setops.device = gpu, auto
 #   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
 #   service    GPU service: first answer on a fresh connection; the service
@@ -59,6 +64,11 @@ for s in "$@"; do
 		bench) step bench test/gpu/kernel_bench ;;
 		packed) step packed test/gpu/packed_decode_test full ;;
 		packedcheck) step packedcheck compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/packed_decode_test quick ;;
+		packedenc) step packedenc test/gpu/packed_encode_test full ;;
+		packedenccheck)
+			step packedenccheck compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/packed_encode_test quick
+			step packedencrace compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/packed_encode_test quick
+			;;
 		packedbench) step packedbench test/gpu/packed_bench ;;
 		pg)
 			pg_start || { status=1; continue; }

@@ -14,6 +14,12 @@
  * decode ms (above 1: decoding the value is faster than copying the
  * decoded keys).  The output is compared with the input once.
  *
+ * Then the GPU encoder (gpu/packed_encode.cu) on the same inputs, device
+ * keys in, device bytes out: events around packed_encode (its analysis,
+ * scan, the totals' round trip to the host and the bytes' kernel), median
+ * of RUNS runs after a warm-up; reported in keys/s and in GB/s of input
+ * keys, and the bytes compared with the CPU encoder's once.
+ *
  * Usage: packed_bench [max_keys]   (default 64M)
  */
 #include <algorithm>
@@ -150,6 +156,71 @@ bench(int64_t n, int pct)
 		exit(1);
 }
 
+template <typename Key>
+static void
+bench_encode(int64_t n, int pct)
+{
+	SetopsKeyType type = sizeof(Key) == 4 ? SETOPS_KEY_INT32 : SETOPS_KEY_INT64;
+	std::vector<Key> keys;
+	std::vector<char> buf;
+	size_t		size,
+				gpu_size = 0,
+				cap = packed_encode_bound(type, n),
+				scratch_bytes = packed_encode_scratch_bytes(type, n);
+	char	   *d_keys,
+			   *d_enc,
+			   *d_scratch;
+	void	   *pinned;
+	cudaEvent_t e0,
+				e1;
+	std::vector<double> t_enc;
+
+	make_keys<Key>(keys, n, pct);
+	buf.resize(setops_packed_bound(sizeof(Key), n));
+	size = sizeof(Key) == 4 ? setops_packed_encode_i32((const int32_t *) keys.data(), n, buf.data()) :
+		setops_packed_encode_i64((const int64_t *) keys.data(), n, buf.data());
+
+	CUDA_OK(cudaMalloc(&d_keys, n * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_enc, cap));
+	CUDA_OK(cudaMalloc(&d_scratch, scratch_bytes));
+	CUDA_OK(cudaMallocHost(&pinned, 64));
+	CUDA_OK(cudaMemcpy(d_keys, keys.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
+	CUDA_OK(cudaEventCreate(&e0));
+	CUDA_OK(cudaEventCreate(&e1));
+	for (int r = 0; r <= RUNS; r++)
+	{
+		float		ms;
+
+		CUDA_OK(cudaEventRecord(e0));
+		CUDA_OK(packed_encode(type, d_keys, n, d_enc, cap, d_scratch, scratch_bytes, pinned, 0,
+							  &gpu_size));
+		CUDA_OK(cudaEventRecord(e1));
+		CUDA_OK(cudaEventSynchronize(e1));
+		CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+		if (r > 0)
+			t_enc.push_back(ms);
+	}
+
+	std::vector<char> got(gpu_size);
+
+	CUDA_OK(cudaMemcpy(got.data(), d_enc, gpu_size, cudaMemcpyDeviceToHost));
+	bool		same = gpu_size == size && memcmp(got.data(), buf.data(), size) == 0;
+	double		me = median(t_enc);
+
+	printf("%-4s %10" PRId64 " %4d%% %9.1f %9.1f %8.3f %8.2f %8.1f  %s\n",
+		   sizeof(Key) == 4 ? "int4" : "int8", n, pct, n * sizeof(Key) / 1e6, size / 1e6,
+		   me, n / (me * 1e6), n * sizeof(Key) / (me * 1e6), same ? "same" : "DIFFERENT");
+	fflush(stdout);
+	CUDA_OK(cudaEventDestroy(e0));
+	CUDA_OK(cudaEventDestroy(e1));
+	CUDA_OK(cudaFree(d_keys));
+	CUDA_OK(cudaFree(d_enc));
+	CUDA_OK(cudaFree(d_scratch));
+	CUDA_OK(cudaFreeHost(pinned));
+	if (!same)
+		exit(1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -168,6 +239,16 @@ main(int argc, char **argv)
 			{
 				bench<int32_t>(n, pct);
 				bench<int64_t>(n, pct);
+			}
+	printf("\nencode (GPU), medians of %d runs\n", RUNS);
+	printf("%-4s %10s %5s %9s %9s %8s %8s %8s\n", "type", "keys", "outl", "keys MB",
+		   "packed MB", "enc ms", "Gkeys/s", "GB/s");
+	for (int64_t n : {(int64_t) 1 << 20, (int64_t) 5 << 20, (int64_t) 16 << 20, (int64_t) 64 << 20})
+		if (n <= max_n)
+			for (int pct : {0, 1, 10})
+			{
+				bench_encode<int32_t>(n, pct);
+				bench_encode<int64_t>(n, pct);
 			}
 	return 0;
 }
