@@ -40,6 +40,7 @@ setops_gpu_usable(const char *fname, int64 nelems)
 				return false;
 			return setops_service_device_count(errbuf, sizeof(errbuf)) > 0;
 		case SETOPS_DEVICE_GPU:
+			setops_service_wait_ready();
 			if (setops_service_device_count(errbuf, sizeof(errbuf)) > 0)
 				return true;
 			ereport(ERROR,
@@ -149,7 +150,7 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	}
 	setops_last.on_gpu = true;
 	setops_last.upload_ms = args.ms_upload;
-	setops_last.decode_ms = args.ms_decode;
+	setops_last.decode_ms += args.ms_decode;	/* CPU decoding may precede */
 	/* encoding a packed result counts as kernel time */
 	setops_last.kernel_ms = args.ms_kernel + args.ms_encode;
 	setops_last.download_ms = args.ms_download;

@@ -35,7 +35,7 @@
 
 ServiceShared *setops_service = NULL;
 
-int			setops_service_memory_mb = 256;
+int			setops_service_memory_mb = 1024;
 int			setops_service_slots = 8;
 bool		setops_service_emulate = false;
 

@@ -135,5 +135,6 @@ extern SetopsGpuStatus setops_service_sort(SetopsKeyType key_type, void *keys, i
 										   int distinct, char *errbuf, size_t errlen);
 extern bool setops_service_fits(Size bytes);
 extern void setops_service_refresh_devices(void);
+extern void setops_service_wait_ready(void);
 
 #endif							/* SETOPS_SERVICE_H */

@@ -57,6 +57,32 @@ emulating(void)
 	return setops_service_emulate && setops_service->ndevices == 0;
 }
 
+/*
+ * Right after the cluster starts, the worker is still creating its CUDA
+ * context: wait for it (interruptibly, up to 30 s) rather than fail.
+ */
+void
+setops_service_wait_ready(void)
+{
+	int			waited = 0;
+
+	while (setops_service != NULL && waited < 30000)
+	{
+		bool		ready;
+
+		SpinLockAcquire(&setops_service->mutex);
+		ready = setops_service->ready;
+		SpinLockRelease(&setops_service->mutex);
+		if (ready)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		waited += 10;
+	}
+}
+
 int
 setops_service_device_count(char *errbuf, size_t errlen)
 {
@@ -585,6 +611,7 @@ setops_service_refresh_devices(void)
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	ServiceSlot *slot;
 
+	setops_service_wait_ready();
 	if (!service_up(errbuf, sizeof(errbuf)) || emulating())
 		return;
 	slot = claim_slot();

@@ -96,7 +96,7 @@ _PG_init(void)
 								"Split into setops.service_slots slots; an operation "
 								"larger than a slot goes through in chunks.",
 								&setops_service_memory_mb,
-								256,
+								1024,
 								16, 1024 * 1024,
 								PGC_POSTMASTER,
 								GUC_UNIT_MB,

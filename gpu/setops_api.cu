@@ -297,7 +297,8 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		return SETOPS_GPU_ERROR;
 	}
 
-	while (ai < args->na || bi < args->nb)
+	/* (a packed result of empty inputs is still a value: one empty chunk) */
+	while (ai < args->na || bi < args->nb || (args->out_packed && d == 0))
 	{
 		int64_t		a_end,
 					b_end,

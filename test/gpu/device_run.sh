@@ -53,6 +53,8 @@ pg_start() {
 	export PGB_SERVER_OPTS="-c shared_preload_libraries=setops ${PGB_SERVER_OPTS:-}"
 	# shellcheck disable=SC1091
 	source .pgb/pg-start.sh || return 1
+	# wait for the service's CUDA context (setops_devices waits up to 30 s)
+	psql -XAtq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'SELECT count(*) FROM setops_devices()'
 	pg_up=1
 }
 

@@ -431,7 +431,7 @@ argument_cases(void)
 	CHECK(packed_encode(SETOPS_KEY_INT32, d_keys, 3000, d_out, cap, d_scratch, scratch_bytes - 1,
 						host, 0, &size) == cudaErrorInvalidValue,
 		  "too little scratch is refused");
-	CHECK(packed_encode(SETOPS_KEY_INT32, d_keys, 3000, d_out, 100, d_scratch, scratch_bytes,
+	CHECK(packed_encode(SETOPS_KEY_INT32, d_keys, 3000, d_out, sizeof(PackedHeader), d_scratch, scratch_bytes,
 						host, 0, &size) == cudaErrorInvalidValue,
 		  "too small an output is refused");
 	CHECK(packed_encode_scratch_bytes(SETOPS_KEY_INT64, (int64_t) INT_MAX + 1) == 0,
