@@ -92,10 +92,10 @@ test/gpu/kernel_bench: test/gpu/kernel_bench.cu test/gpu/cuda_ok.h $(GPU_LIB)
 # the packed codec, for the host side of the decoder's and encoder's runners
 GPU_TEST_PACKED = test/gpu/engine_packed_codec.o
 
-test/gpu/packed_decode_test: test/gpu/packed_decode_test.cu test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_PACKED)
+test/gpu/packed_decode_test: test/gpu/packed_decode_test.cu test/gpu/packed_inputs.h test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_PACKED)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
 
-test/gpu/packed_encode_test: test/gpu/packed_encode_test.cu test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_PACKED)
+test/gpu/packed_encode_test: test/gpu/packed_encode_test.cu test/gpu/packed_inputs.h test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_PACKED)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
 
 test/gpu/packed_bench: test/gpu/packed_bench.cu test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h $(GPU_LIB) $(GPU_TEST_PACKED)

@@ -158,6 +158,18 @@ publish_devices(void)
  * transport (slots, chunks, waits, cancels) is tested on machines without
  * one.  The results are the engine's; only the timing fields stay zero.
  */
+/* A packed argument's keys, or false when they would not ascend. */
+static bool
+emulate_decode(void **keys, int64 n, size_t ks)
+{
+	void	   *out = palloc_extended(Max(n, 1) * ks, MCXT_ALLOC_HUGE);
+
+	if ((ks == 8 ? setops_packed_decode_i64(*keys, out) : setops_packed_decode_i32(*keys, out)) != NULL)
+		return false;
+	*keys = out;
+	return true;
+}
+
 static void
 emulate_request(ServiceSlot *slot)
 {
@@ -184,29 +196,12 @@ emulate_request(ServiceSlot *slot)
 		return;
 	}
 	/* packed arguments: decode into worker memory */
-	if (slot->a_packed)
+	if ((slot->a_packed && !emulate_decode(&a, slot->na, ks)) ||
+		(slot->b_packed && !emulate_decode(&b, slot->nb, ks)))
 	{
-		void	   *keys = palloc_extended(Max(slot->na, 1) * ks, MCXT_ALLOC_HUGE);
-
-		if ((ks == 8 ? setops_packed_decode_i64(a, keys) : setops_packed_decode_i32(a, keys)) != NULL)
-		{
-			slot->unsorted_arg = 1;
-			slot->unsorted_pos = -1;
-			return;
-		}
-		a = keys;
-	}
-	if (slot->b_packed)
-	{
-		void	   *keys = palloc_extended(Max(slot->nb, 1) * ks, MCXT_ALLOC_HUGE);
-
-		if ((ks == 8 ? setops_packed_decode_i64(b, keys) : setops_packed_decode_i32(b, keys)) != NULL)
-		{
-			slot->unsorted_arg = 2;
-			slot->unsorted_pos = -1;
-			return;
-		}
-		b = keys;
+		slot->unsorted_arg = slot->a_packed && a == base + slot->off_a ? 1 : 2;
+		slot->unsorted_pos = -1;
+		return;
 	}
 	pos = ks == 8 ? setops_cpu_first_unsorted_i64(a, slot->na) :
 		setops_cpu_first_unsorted_i32(a, slot->na);

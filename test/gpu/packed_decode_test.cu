@@ -41,6 +41,7 @@ extern "C"
 #include "../common/testcheck.h"
 
 #include "cuda_ok.h"
+#include "packed_inputs.h"
 
 /* elements checked past n: the rest of a partial last chunk, and one more */
 #define GUARD (PACKED_CHUNK + 1)
@@ -154,94 +155,9 @@ round_trip(const Key *keys, int64_t n, const char *what)
 	gpu_case<Key>(buf.data(), size, keys, label, (cases & 1) != 0);
 }
 
-template <typename Key>
-static void
-gen(std::vector<Key> &v, int64_t n, TestShape s, int64_t salt)
-{
-	v.resize(n + 1);
-	if (sizeof(Key) == 4)
-		testgen_i32((int32_t *) v.data(), n, s, salt);
-	else
-		testgen_i64((int64_t *) v.data(), n, s, salt);
-	v.resize(n);
-}
+/* The shared inputs (packed_inputs.h) go through round_trip. */
+static const auto each_input = [](auto *keys, int64_t n, const char *what) { round_trip(keys, n, what); };
 
-template <typename Key>
-static void
-shape_cases(void)
-{
-	static const int64_t sizes[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1023, 1024,
-		1025, 2047, 2048, 2049, 4095, 4097, 10 * 1024 - 1, 10 * 1024 + 1, 100000};
-	std::vector<Key> v;
-
-	for (int64_t n : sizes)
-		for (int shape = 0; shape < SHAPE_COUNT; shape++)
-		{
-			gen(v, n, (TestShape) shape, n + shape);
-			round_trip<Key>(v.data(), n, testgen_shape_names[shape]);
-		}
-}
-
-/* Mostly gaps of 0..3, with a share of outliers: the encoder patches them. */
-template <typename Key>
-static void
-patch_cases(int64_t n)
-{
-	static const int percents[] = {0, 1, 10, 50};
-	typedef typename Codec<Key>::Word Word;
-
-	for (int pct : percents)
-	{
-		std::vector<Key> v(n);
-		/* from the type's minimum: the outliers must not run past its maximum */
-		Word		x = (Word) 1 << (sizeof(Key) * 8 - 1);
-		char		what[64];
-
-		for (int64_t i = 0; i < n; i++)
-		{
-			bool		outlier = (int) (testgen_rnd() % 100) < pct;
-			Word		gap;
-
-			if (sizeof(Key) == 4)
-				gap = outlier ? (Word) (testgen_rnd() % 256 + 256) : (Word) (testgen_rnd() % 4);
-			else
-				gap = outlier ? (Word) (testgen_rnd() % ((uint64_t) 1 << 40)) : (Word) (testgen_rnd() % 4);
-			x += gap;
-			v[i] = (Key) x;
-		}
-		snprintf(what, sizeof(what), "gaps 0..3, %d%% outliers", pct);
-		round_trip<Key>(v.data(), n, what);
-	}
-}
-
-/* The widest differences the encoder meets: patches of 32 / 64 bits. */
-static void
-extreme_cases(void)
-{
-	int32_t		a[] = {INT32_MIN, INT32_MIN, -1, 0, 1, INT32_MAX - 1, INT32_MAX, INT32_MAX};
-	int64_t		b[] = {INT64_MIN, INT64_MIN + 1, -1, 0, INT64_MAX - 1, INT64_MAX};
-	int64_t		big = quick ? 5000 : 300000;
-	std::vector<int32_t> c(big);
-	std::vector<int64_t> d(big);
-
-	round_trip<int32_t>(a, 8, "extremes");
-	round_trip<int64_t>(b, 6, "extremes");
-	for (int64_t i = 0; i < big; i++)
-	{
-		c[i] = i < big / 2 ? INT32_MIN : INT32_MAX;
-		d[i] = i < big / 3 ? INT64_MIN : (i < 2 * big / 3 ? 0 : INT64_MAX);
-	}
-	round_trip<int32_t>(c.data(), big, "two extremes");
-	round_trip<int64_t>(d.data(), big, "three extremes");
-	/* even steps over the whole range of the type */
-	for (int64_t i = 0; i < big; i++)
-	{
-		c[i] = (int32_t) ((uint32_t) INT32_MIN + (uint32_t) (i * (UINT32_MAX / big)));
-		d[i] = (int64_t) ((uint64_t) INT64_MIN + (uint64_t) i * (UINT64_MAX / (uint64_t) big));
-	}
-	round_trip<int32_t>(c.data(), big, "full-range steps");
-	round_trip<int64_t>(d.data(), big, "full-range steps");
-}
 
 /* ---- values built here, a width forced per chunk ---- */
 
@@ -470,24 +386,24 @@ large_cases(void)
 	std::vector<int32_t> a;
 	std::vector<int64_t> b;
 
-	gen(a, ((int64_t) 16 << 20) + 1, SHAPE_UNIFORM_NARROW, 1);
+	packed_gen(a, ((int64_t) 16 << 20) + 1, SHAPE_UNIFORM_NARROW, 1);
 	round_trip<int32_t>(a.data(), a.size(), "narrow");
-	gen(a, ((int64_t) 64 << 20) - 1, SHAPE_CLUSTERED, 2);
+	packed_gen(a, ((int64_t) 64 << 20) - 1, SHAPE_CLUSTERED, 2);
 	round_trip<int32_t>(a.data(), a.size(), "clustered");
-	gen(a, (int64_t) 64 << 20, SHAPE_UNIFORM_WIDE, 3);
+	packed_gen(a, (int64_t) 64 << 20, SHAPE_UNIFORM_WIDE, 3);
 	round_trip<int32_t>(a.data(), a.size(), "wide");
 	a.clear();
 	a.shrink_to_fit();
-	gen(b, ((int64_t) 16 << 20) - 1, SHAPE_EXTREMES, 4);
+	packed_gen(b, ((int64_t) 16 << 20) - 1, SHAPE_EXTREMES, 4);
 	round_trip<int64_t>(b.data(), b.size(), "extremes");
-	gen(b, ((int64_t) 64 << 20) + 1, SHAPE_UNIFORM_NARROW, 5);
+	packed_gen(b, ((int64_t) 64 << 20) + 1, SHAPE_UNIFORM_NARROW, 5);
 	round_trip<int64_t>(b.data(), b.size(), "narrow");
-	gen(b, (int64_t) 64 << 20, SHAPE_LONG_RUNS, 6);
+	packed_gen(b, (int64_t) 64 << 20, SHAPE_LONG_RUNS, 6);
 	round_trip<int64_t>(b.data(), b.size(), "long runs");
 	b.clear();
 	b.shrink_to_fit();
-	patch_cases<int32_t>((int64_t) 16 << 20);
-	patch_cases<int64_t>((int64_t) 16 << 20);
+	packed_patch_inputs<int32_t>((int64_t) 16 << 20, each_input);
+	packed_patch_inputs<int64_t>((int64_t) 16 << 20, each_input);
 }
 
 /* The decoder refuses what it cannot decode rather than reading wild. */
@@ -499,7 +415,7 @@ argument_cases(void)
 	char	   *d_packed;
 	int32_t    *d_out;
 
-	gen(v, 3000, SHAPE_UNIFORM_WIDE, 9);
+	packed_gen(v, 3000, SHAPE_UNIFORM_WIDE, 9);
 	buf.resize(setops_packed_bound(4, 3000));
 	Codec<int32_t>::encode(v.data(), 3000, buf.data());
 	CUDA_OK(cudaMalloc(&d_packed, buf.size() + 8));
@@ -519,6 +435,7 @@ argument_cases(void)
 	CUDA_OK(cudaFree(d_out));
 }
 
+
 int
 main(int argc, char **argv)
 {
@@ -532,11 +449,11 @@ main(int argc, char **argv)
 	}
 	printf("packed_decode_test: %s mode\n", quick ? "quick" : "full");
 	argument_cases();
-	shape_cases<int32_t>();
-	shape_cases<int64_t>();
-	patch_cases<int32_t>(quick ? 30000 : 300000);
-	patch_cases<int64_t>(quick ? 30000 : 300000);
-	extreme_cases();
+	packed_shape_inputs<int32_t>(quick, each_input);
+	packed_shape_inputs<int64_t>(quick, each_input);
+	packed_patch_inputs<int32_t>(quick ? 30000 : 300000, each_input);
+	packed_patch_inputs<int64_t>(quick ? 30000 : 300000, each_input);
+	packed_extreme_inputs(quick, each_input);
 	width_cases<int32_t>();
 	width_cases<int64_t>();
 	if (!quick)

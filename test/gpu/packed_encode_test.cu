@@ -44,6 +44,7 @@ extern "C"
 #include "../common/testcheck.h"
 
 #include "cuda_ok.h"
+#include "packed_inputs.h"
 
 /*
  * Poisoned bytes checked past the value.  Also room for keys out of order
@@ -183,96 +184,9 @@ encode_case(const Key *keys, int64_t n, const char *what)
 		}
 }
 
-template <typename Key>
-static void
-gen(std::vector<Key> &v, int64_t n, TestShape s, int64_t salt)
-{
-	v.resize(n + 1);
-	if (sizeof(Key) == 4)
-		testgen_i32((int32_t *) v.data(), n, s, salt);
-	else
-		testgen_i64((int64_t *) v.data(), n, s, salt);
-	v.resize(n);
-}
+/* The shared inputs (packed_inputs.h) go through encode_case. */
+static const auto each_input = [](auto *keys, int64_t n, const char *what) { encode_case(keys, n, what); };
 
-template <typename Key>
-static void
-shape_cases(void)
-{
-	static const int64_t sizes[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1023, 1024,
-		1025, 2047, 2048, 2049, 4095, 4096, 4097, 10 * 1024 - 1, 10 * 1024, 10 * 1024 + 1,
-		100000, 131 * 1024 - 1, 131 * 1024 + 1};
-	std::vector<Key> v;
-
-	for (int64_t n : sizes)
-	{
-		if (quick && n > 20000)
-			continue;
-		for (int shape = 0; shape < SHAPE_COUNT; shape++)
-		{
-			gen(v, n, (TestShape) shape, n + shape);
-			encode_case<Key>(v.data(), n, testgen_shape_names[shape]);
-		}
-	}
-}
-
-/* Mostly gaps of 0..3, with a share of outliers: the encoder patches them. */
-template <typename Key>
-static void
-patch_cases(int64_t n)
-{
-	static const int percents[] = {0, 1, 10, 50};
-	typedef typename Codec<Key>::Word Word;
-
-	for (int pct : percents)
-	{
-		std::vector<Key> v(n);
-		Word		x = (Word) 1 << (sizeof(Key) * 8 - 1);
-		char		what[64];
-
-		for (int64_t i = 0; i < n; i++)
-		{
-			bool		outlier = (int) (testgen_rnd() % 100) < pct;
-			Word		gap;
-
-			if (sizeof(Key) == 4)
-				gap = outlier ? (Word) (testgen_rnd() % 256 + 256) : (Word) (testgen_rnd() % 4);
-			else
-				gap = outlier ? (Word) (testgen_rnd() % ((uint64_t) 1 << 40)) : (Word) (testgen_rnd() % 4);
-			x += gap;
-			v[i] = (Key) x;
-		}
-		snprintf(what, sizeof(what), "gaps 0..3, %d%% outliers", pct);
-		encode_case<Key>(v.data(), n, what);
-	}
-}
-
-static void
-extreme_cases(void)
-{
-	int32_t		a[] = {INT32_MIN, INT32_MIN, -1, 0, 1, INT32_MAX - 1, INT32_MAX, INT32_MAX};
-	int64_t		b[] = {INT64_MIN, INT64_MIN + 1, -1, 0, INT64_MAX - 1, INT64_MAX};
-	int64_t		big = quick ? 5000 : 300000;
-	std::vector<int32_t> c(big);
-	std::vector<int64_t> d(big);
-
-	encode_case<int32_t>(a, 8, "extremes");
-	encode_case<int64_t>(b, 6, "extremes");
-	for (int64_t i = 0; i < big; i++)
-	{
-		c[i] = i < big / 2 ? INT32_MIN : INT32_MAX;
-		d[i] = i < big / 3 ? INT64_MIN : (i < 2 * big / 3 ? 0 : INT64_MAX);
-	}
-	encode_case<int32_t>(c.data(), big, "two extremes");
-	encode_case<int64_t>(d.data(), big, "three extremes");
-	for (int64_t i = 0; i < big; i++)
-	{
-		c[i] = (int32_t) ((uint32_t) INT32_MIN + (uint32_t) (i * (UINT32_MAX / big)));
-		d[i] = (int64_t) ((uint64_t) INT64_MIN + (uint64_t) i * (UINT64_MAX / (uint64_t) big));
-	}
-	encode_case<int32_t>(c.data(), big, "full-range steps");
-	encode_case<int64_t>(d.data(), big, "full-range steps");
-}
 
 /* ---- bit lengths chosen per chunk ---- */
 
@@ -386,24 +300,24 @@ large_cases(void)
 	std::vector<int32_t> a;
 	std::vector<int64_t> b;
 
-	gen(a, ((int64_t) 16 << 20) + 1, SHAPE_UNIFORM_NARROW, 1);
+	packed_gen(a, ((int64_t) 16 << 20) + 1, SHAPE_UNIFORM_NARROW, 1);
 	encode_case<int32_t>(a.data(), a.size(), "narrow");
-	gen(a, ((int64_t) 64 << 20) - 1, SHAPE_CLUSTERED, 2);
+	packed_gen(a, ((int64_t) 64 << 20) - 1, SHAPE_CLUSTERED, 2);
 	encode_case<int32_t>(a.data(), a.size(), "clustered");
-	gen(a, (int64_t) 64 << 20, SHAPE_UNIFORM_WIDE, 3);
+	packed_gen(a, (int64_t) 64 << 20, SHAPE_UNIFORM_WIDE, 3);
 	encode_case<int32_t>(a.data(), a.size(), "wide");
 	a.clear();
 	a.shrink_to_fit();
-	gen(b, ((int64_t) 16 << 20) - 1, SHAPE_EXTREMES, 4);
+	packed_gen(b, ((int64_t) 16 << 20) - 1, SHAPE_EXTREMES, 4);
 	encode_case<int64_t>(b.data(), b.size(), "extremes");
-	gen(b, ((int64_t) 64 << 20) + 1, SHAPE_UNIFORM_NARROW, 5);
+	packed_gen(b, ((int64_t) 64 << 20) + 1, SHAPE_UNIFORM_NARROW, 5);
 	encode_case<int64_t>(b.data(), b.size(), "narrow");
-	gen(b, (int64_t) 64 << 20, SHAPE_LONG_RUNS, 6);
+	packed_gen(b, (int64_t) 64 << 20, SHAPE_LONG_RUNS, 6);
 	encode_case<int64_t>(b.data(), b.size(), "long runs");
 	b.clear();
 	b.shrink_to_fit();
-	patch_cases<int32_t>((int64_t) 16 << 20);
-	patch_cases<int64_t>((int64_t) 16 << 20);
+	packed_patch_inputs<int32_t>((int64_t) 16 << 20, each_input);
+	packed_patch_inputs<int64_t>((int64_t) 16 << 20, each_input);
 }
 
 /* The encoder refuses what it cannot do rather than writing wild. */
@@ -553,8 +467,8 @@ api_cases(void)
 			if ((s[0] > 100000 || quick) && shape != SHAPE_UNIFORM_NARROW &&
 				shape != SHAPE_CLUSTERED && shape != SHAPE_ALL_EQUAL)
 				continue;
-			gen(a, s[0], (TestShape) shape, 2 * s[0] + shape);
-			gen(b, s[1], (TestShape) shape, 2 * s[1] + shape + 1);
+			packed_gen(a, s[0], (TestShape) shape, 2 * s[0] + shape);
+			packed_gen(b, s[1], (TestShape) shape, 2 * s[1] + shape + 1);
 			for (int op = 0; op < SETOPS_OP_COUNT; op++)
 				for (int packed_args = 0; packed_args <= 1; packed_args++)
 					api_case<Key>((SetopsOp) op, a, b, packed_args != 0,
@@ -562,6 +476,7 @@ api_cases(void)
 		}
 	}
 }
+
 
 int
 main(int argc, char **argv)
@@ -576,11 +491,11 @@ main(int argc, char **argv)
 	}
 	printf("packed_encode_test: %s mode\n", quick ? "quick" : "full");
 	argument_cases();
-	shape_cases<int32_t>();
-	shape_cases<int64_t>();
-	patch_cases<int32_t>(quick ? 30000 : 300000);
-	patch_cases<int64_t>(quick ? 30000 : 300000);
-	extreme_cases();
+	packed_shape_inputs<int32_t>(quick, each_input);
+	packed_shape_inputs<int64_t>(quick, each_input);
+	packed_patch_inputs<int32_t>(quick ? 30000 : 300000, each_input);
+	packed_patch_inputs<int64_t>(quick ? 30000 : 300000, each_input);
+	packed_extreme_inputs(quick, each_input);
 	bits_cases<int32_t>();
 	bits_cases<int64_t>();
 	api_cases<int32_t>();
