@@ -323,6 +323,25 @@ run_request(ServiceSlot *slot)
 	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
 }
 
+/*
+ * After a device fault some drivers refuse this process a new context
+ * until it exits: then exit, and let the postmaster start a worker with a
+ * fresh one (the request that faulted has had its error already).
+ */
+static void
+gpu_still_usable(void)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	if (setops_service->ndevices > 0 && !setops_service_emulate &&
+		setops_gpu_device_count(errbuf, sizeof(errbuf)) == 0)
+	{
+		ereport(LOG,
+				(errmsg("setops GPU service: restarting for a new GPU context: %s", errbuf)));
+		proc_exit(1);
+	}
+}
+
 /* Serve every submitted slot once, starting after the last one served. */
 static void
 serve_slots(int *next)
@@ -378,6 +397,7 @@ serve_slots(int *next)
 			SetLatch(owner);
 		}
 		CHECK_FOR_INTERRUPTS();
+		gpu_still_usable();
 	}
 }
 

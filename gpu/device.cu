@@ -156,7 +156,7 @@ gpu_recover(void)
 			device_count = 0;
 			snprintf(init_error, sizeof(init_error),
 					 "the GPU context was lost after a device fault (%s) and the driver "
-					 "refuses a new one in this process (%s); a new connection gets a new one",
+					 "refuses a new one in this process (%s); a new process gets a new one",
 					 cudaGetErrorName(sticky), cudaGetErrorName(err));
 		}
 	}

@@ -26,6 +26,8 @@
 #   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
 #   service    GPU service: first answer on a fresh connection; the service
 #              stopped mid-request gives a clean error and comes back
+#   servicebench  pgbench, 64 clients for 5 minutes through the service, every
+#              answer checked against the CPU engine, device memory flat
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
 #   sqlpacked  SQL end to end from a table: packed_int4 against int4[]
 set -uo pipefail
@@ -84,6 +86,10 @@ for s in "$@"; do
 		service)
 			pg_start || { status=1; continue; }
 			step service bash test/gpu/pg_service_checks.sh
+			;;
+		servicebench)
+			pg_start || { status=1; continue; }
+			step servicebench bash test/bench/service_pgbench.sh 64 300 4000000
 			;;
 		sqlbench)
 			pg_start || { status=1; continue; }
