@@ -1,0 +1,58 @@
+-- 08_service.sql: the GPU service's transport, where setops is preloaded
+-- and the service has a device (skipped otherwise).  A statement_timeout
+-- that strikes while calls go through the service is an ordinary
+-- query_canceled ERROR, and the service keeps answering afterwards: more
+-- calls than it has slots, each with the right answer.  (That a cancel
+-- acts within a single long request is measured on the GPU machine by
+-- test/gpu/pg_gpu_checks.sh.)  In CI this runs against the service
+-- answering with the CPU engine (setops.service_emulate); on the GPU
+-- machine against the GPU.
+BEGIN;
+SELECT plan(3);
+
+SELECT current_setting('setops.service_slots', true) IS NOT NULL AS has_service,
+       (SELECT count(*) FROM setops_devices()) > 0 AS has_device \gset
+
+\if :has_service
+\if :has_device
+SET LOCAL setops.device = gpu;
+-- query_canceled is not caught by WHEN OTHERS (nor by throws_ok): name it
+CREATE FUNCTION pg_temp.cancelled_while_waiting() RETURNS text
+LANGUAGE plpgsql AS $f$
+DECLARE
+    a int4[] := (SELECT array_agg(i) FROM generate_series(1, 400000) i);
+    r int4[];
+BEGIN
+    FOR k IN 1 .. 1000000 LOOP
+        r := array_union_gpu(a, a);
+    END LOOP;
+    RETURN 'not cancelled';
+EXCEPTION WHEN query_canceled THEN
+    RETURN 'cancelled';
+END $f$;
+SET LOCAL statement_timeout = '1s';
+SELECT is(pg_temp.cancelled_while_waiting(), 'cancelled',
+          'statement_timeout while calls go through the service');
+SET LOCAL statement_timeout = 0;
+
+CREATE TEMP TABLE svc_in AS
+SELECT g, ARRAY(SELECT (g * 7 + i) / 3 FROM generate_series(1, 20000) i) AS a,
+          ARRAY(SELECT (g * 5 + i) / 2 FROM generate_series(1, 15000) i) AS b
+FROM generate_series(1, 40) g;
+SELECT is((SELECT count(*)::int FROM svc_in
+           WHERE array_union_gpu(a, b) = (SELECT array_agg(k ORDER BY k) FROM
+                 (SELECT unnest(a) k UNION ALL SELECT unnest(b) EXCEPT ALL
+                  SELECT unnest(array_intersect_gpu(a, b))) u)),
+          40, 'then 40 calls through the service, more than its slots, all right');
+SELECT is((SELECT count(*)::int FROM svc_in
+           WHERE array_intersect_gpu(a::int8[], b::int8[]) = array_intersect_gpu(a, b)::int8[]),
+          40, 'and int8 as well');
+\else
+SELECT skip('the GPU service has no device', 3);
+\endif
+\else
+SELECT skip('setops is not preloaded: no GPU service', 3);
+\endif
+
+SELECT * FROM finish();
+ROLLBACK;
