@@ -77,6 +77,7 @@ if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
 		start_cluster
 	run_modes " (GPU service, emulated)" gpu
+	modes="$modes, gpu through the GPU service (emulated)"
 fi
 
 if [ ${#failures[@]} -gt 0 ]; then
