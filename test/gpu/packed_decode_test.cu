@@ -379,33 +379,6 @@ width_cases(void)
 					"sorted");
 }
 
-/* Large inputs, many chunks and blocks. */
-static void
-large_cases(void)
-{
-	std::vector<int32_t> a;
-	std::vector<int64_t> b;
-
-	packed_gen(a, ((int64_t) 16 << 20) + 1, SHAPE_UNIFORM_NARROW, 1);
-	round_trip<int32_t>(a.data(), a.size(), "narrow");
-	packed_gen(a, ((int64_t) 64 << 20) - 1, SHAPE_CLUSTERED, 2);
-	round_trip<int32_t>(a.data(), a.size(), "clustered");
-	packed_gen(a, (int64_t) 64 << 20, SHAPE_UNIFORM_WIDE, 3);
-	round_trip<int32_t>(a.data(), a.size(), "wide");
-	a.clear();
-	a.shrink_to_fit();
-	packed_gen(b, ((int64_t) 16 << 20) - 1, SHAPE_EXTREMES, 4);
-	round_trip<int64_t>(b.data(), b.size(), "extremes");
-	packed_gen(b, ((int64_t) 64 << 20) + 1, SHAPE_UNIFORM_NARROW, 5);
-	round_trip<int64_t>(b.data(), b.size(), "narrow");
-	packed_gen(b, (int64_t) 64 << 20, SHAPE_LONG_RUNS, 6);
-	round_trip<int64_t>(b.data(), b.size(), "long runs");
-	b.clear();
-	b.shrink_to_fit();
-	packed_patch_inputs<int32_t>((int64_t) 16 << 20, each_input);
-	packed_patch_inputs<int64_t>((int64_t) 16 << 20, each_input);
-}
-
 /* The decoder refuses what it cannot decode rather than reading wild. */
 static void
 argument_cases(void)
@@ -457,7 +430,7 @@ main(int argc, char **argv)
 	width_cases<int32_t>();
 	width_cases<int64_t>();
 	if (!quick)
-		large_cases();
+		packed_large_inputs(each_input);
 	printf("packed_decode_test: %ld values decoded\n", cases);
 	printf("%ld passed, %ld failed\n", passed, failed);
 	return failed ? 1 : 0;

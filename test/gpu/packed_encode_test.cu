@@ -294,32 +294,6 @@ bits_cases(void)
 	}
 }
 
-static void
-large_cases(void)
-{
-	std::vector<int32_t> a;
-	std::vector<int64_t> b;
-
-	packed_gen(a, ((int64_t) 16 << 20) + 1, SHAPE_UNIFORM_NARROW, 1);
-	encode_case<int32_t>(a.data(), a.size(), "narrow");
-	packed_gen(a, ((int64_t) 64 << 20) - 1, SHAPE_CLUSTERED, 2);
-	encode_case<int32_t>(a.data(), a.size(), "clustered");
-	packed_gen(a, (int64_t) 64 << 20, SHAPE_UNIFORM_WIDE, 3);
-	encode_case<int32_t>(a.data(), a.size(), "wide");
-	a.clear();
-	a.shrink_to_fit();
-	packed_gen(b, ((int64_t) 16 << 20) - 1, SHAPE_EXTREMES, 4);
-	encode_case<int64_t>(b.data(), b.size(), "extremes");
-	packed_gen(b, ((int64_t) 64 << 20) + 1, SHAPE_UNIFORM_NARROW, 5);
-	encode_case<int64_t>(b.data(), b.size(), "narrow");
-	packed_gen(b, (int64_t) 64 << 20, SHAPE_LONG_RUNS, 6);
-	encode_case<int64_t>(b.data(), b.size(), "long runs");
-	b.clear();
-	b.shrink_to_fit();
-	packed_patch_inputs<int32_t>((int64_t) 16 << 20, each_input);
-	packed_patch_inputs<int64_t>((int64_t) 16 << 20, each_input);
-}
-
 /* The encoder refuses what it cannot do rather than writing wild. */
 static void
 argument_cases(void)
@@ -501,7 +475,7 @@ main(int argc, char **argv)
 	api_cases<int32_t>();
 	api_cases<int64_t>();
 	if (!quick)
-		large_cases();
+		packed_large_inputs(each_input);
 	printf("packed_encode_test: %ld values encoded\n", cases);
 	printf("%ld passed, %ld failed\n", passed, failed);
 	return failed ? 1 : 0;

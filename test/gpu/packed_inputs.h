@@ -112,4 +112,32 @@ packed_extreme_inputs(bool quick, Sink sink)
 	sink(d.data(), big, "full-range steps");
 }
 
+/* Large inputs: many chunks and blocks (16M to 64M keys). */
+template <typename Sink>
+static void
+packed_large_inputs(Sink sink)
+{
+	std::vector<int32_t> a;
+	std::vector<int64_t> b;
+
+	packed_gen(a, ((int64_t) 16 << 20) + 1, SHAPE_UNIFORM_NARROW, 1);
+	sink(a.data(), (int64_t) a.size(), "narrow");
+	packed_gen(a, ((int64_t) 64 << 20) - 1, SHAPE_CLUSTERED, 2);
+	sink(a.data(), (int64_t) a.size(), "clustered");
+	packed_gen(a, (int64_t) 64 << 20, SHAPE_UNIFORM_WIDE, 3);
+	sink(a.data(), (int64_t) a.size(), "wide");
+	a.clear();
+	a.shrink_to_fit();
+	packed_gen(b, ((int64_t) 16 << 20) - 1, SHAPE_EXTREMES, 4);
+	sink(b.data(), (int64_t) b.size(), "extremes");
+	packed_gen(b, ((int64_t) 64 << 20) + 1, SHAPE_UNIFORM_NARROW, 5);
+	sink(b.data(), (int64_t) b.size(), "narrow");
+	packed_gen(b, (int64_t) 64 << 20, SHAPE_LONG_RUNS, 6);
+	sink(b.data(), (int64_t) b.size(), "long runs");
+	b.clear();
+	b.shrink_to_fit();
+	packed_patch_inputs<int32_t>((int64_t) 16 << 20, sink);
+	packed_patch_inputs<int64_t>((int64_t) 16 << 20, sink);
+}
+
 #endif							/* SETOPS_PACKED_INPUTS_H */
