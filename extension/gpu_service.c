@@ -85,6 +85,7 @@ service_shmem_startup(void)
 
 		memset(setops_service, 0, offsetof(ServiceShared, slots));
 		SpinLockInit(&setops_service->mutex);
+		ConditionVariableInit(&setops_service->slot_freed);
 		setops_service->nslots = setops_service_slots;
 		/* slots of whole pages, each aligned for any key or value */
 		slot_bytes = (arena_bytes() / setops_service_slots) & ~(Size) 8191;
@@ -390,7 +391,7 @@ serve_slots(int *next)
 		pg_write_barrier();
 		/* a backend that gave up does not free its slot: free it here */
 		if (pg_atomic_read_u32(&slot->abandoned) != 0)
-			pg_atomic_write_u32(&slot->state, SLOT_FREE);
+			service_free_slot(slot);
 		else
 		{
 			pg_atomic_write_u32(&slot->state, SLOT_DONE);
@@ -459,7 +460,7 @@ setops_service_main(Datum arg)
 			strlcpy(slot->errmsg, "the setops GPU service restarted", sizeof(slot->errmsg));
 			pg_write_barrier();
 			if (pg_atomic_read_u32(&slot->abandoned) != 0)
-				pg_atomic_write_u32(&slot->state, SLOT_FREE);
+				service_free_slot(slot);
 			else
 			{
 				pg_atomic_write_u32(&slot->state, SLOT_DONE);

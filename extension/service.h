@@ -22,6 +22,7 @@
 #include "postgres.h"
 
 #include "port/atomics.h"
+#include "storage/condition_variable.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
 
@@ -102,6 +103,7 @@ typedef struct ServiceShared
 	int			ndevices;
 	SetopsGpuDeviceInfo devices[SERVICE_MAX_DEVICES];
 	char		unavailable[SETOPS_GPU_ERRLEN]; /* why no device, when none */
+	ConditionVariable slot_freed;	/* backends waiting for a free slot */
 	int			nslots;
 	Size		slot_bytes;		/* each slot's part of the arena */
 	char	   *arena;			/* nslots * slot_bytes, page aligned */
@@ -110,6 +112,14 @@ typedef struct ServiceShared
 
 /* NULL unless setops is in shared_preload_libraries. */
 extern ServiceShared *setops_service;
+
+/* A slot became free: wake the backends waiting for one. */
+static inline void
+service_free_slot(ServiceSlot *slot)
+{
+	pg_atomic_write_u32(&slot->state, SLOT_FREE);
+	ConditionVariableBroadcast(&setops_service->slot_freed);
+}
 
 /* GUCs (PGC_POSTMASTER) */
 extern int	setops_service_memory_mb;

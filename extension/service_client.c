@@ -152,8 +152,10 @@ abandon_slot(ServiceSlot *slot)
 	if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
 	{
 		expected = SLOT_CLAIMED;
-		(void) pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE);
+		if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
+			return;				/* the worker has it, and frees it */
 	}
+	ConditionVariableBroadcast(&setops_service->slot_freed);
 }
 
 static void
@@ -164,7 +166,7 @@ release_slot(void)
 		uint32		state = pg_atomic_read_u32(&my_slot->state);
 
 		if (state == SLOT_DONE || state == SLOT_CLAIMED)
-			pg_atomic_write_u32(&my_slot->state, SLOT_FREE);
+			service_free_slot(my_slot);
 		else
 			abandon_slot(my_slot);
 		my_slot = NULL;
@@ -199,15 +201,14 @@ claim_slot(void)
 
 			if (pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
 			{
+				ConditionVariableCancelSleep();
 				pg_atomic_write_u32(&slot->abandoned, 0);
 				my_slot = slot;
 				return slot;
 			}
 		}
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1L,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		/* woken when one is freed (at the latest after 100 ms; interruptible) */
+		(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L, PG_WAIT_EXTENSION);
 	}
 }
 
