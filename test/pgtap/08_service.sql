@@ -10,8 +10,11 @@
 BEGIN;
 SELECT plan(3);
 
+-- (setops_devices() says why there is no GPU in a NOTICE: not needed here)
+SET LOCAL client_min_messages = warning;
 SELECT current_setting('setops.service_slots', true) IS NOT NULL AS has_service,
        (SELECT count(*) FROM setops_devices()) > 0 AS has_device \gset
+RESET client_min_messages;
 
 \if :has_service
 \if :has_device
