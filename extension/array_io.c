@@ -148,10 +148,7 @@ setops_require_sorted(const char *fname, SetopsKeys *keys)
 {
 	if (!keys->sorted_known)
 	{
-		if (keys->type == SETOPS_KEY_INT64)
-			keys->first_unsorted = setops_cpu_first_unsorted_i64(keys->data, keys->n);
-		else
-			keys->first_unsorted = setops_cpu_first_unsorted_i32(keys->data, keys->n);
+		keys->first_unsorted = setops_cpu_first_unsorted(keys->type, keys->data, keys->n);
 		keys->sorted_known = true;
 	}
 	if (keys->first_unsorted >= 0)

@@ -253,7 +253,6 @@ int64
 setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 				bool distinct)
 {
-	void	   *tmp;
 	bool		on_gpu = setops_gpu_usable(fname, n);
 
 	if (n < 2)
@@ -270,6 +269,17 @@ setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 		gpu_failed(fname, status, errbuf);
 	}
 
+	return setops_sort_on_cpu(type, keys, n, distinct);
+}
+
+/* The CPU engine's sort (distinct: and unique) in place; the kept count. */
+int64
+setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool distinct)
+{
+	void	   *tmp;
+
+	if (n < 2)
+		return n;
 	tmp = palloc_extended(n * setops_key_size(type), MCXT_ALLOC_HUGE);
 	if (type == SETOPS_KEY_INT64)
 	{
@@ -330,10 +340,8 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 			a_end = a->n;
 			b_end = b->n;
 		}
-		else if (a->type == SETOPS_KEY_INT64)
-			setops_cpu_split_i64(op, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
 		else
-			setops_cpu_split_i32(op, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
+			setops_cpu_split(op, a->type, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
 
 		if (a->type == SETOPS_KEY_INT64)
 			m = setops_cpu_setop_i64(op, (const int64 *) a->data + ai, a_end - ai,

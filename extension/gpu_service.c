@@ -174,7 +174,7 @@ emulate_decode(void **keys, int64 n, size_t ks)
 static void
 emulate_request(ServiceSlot *slot)
 {
-	char	   *base = setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
+	char	   *base = service_slot_data(slot);
 	size_t		ks = slot->key_type == SETOPS_KEY_INT64 ? 8 : 4;
 	void	   *a = base + slot->off_a,
 			   *b = base + slot->off_b;
@@ -182,18 +182,7 @@ emulate_request(ServiceSlot *slot)
 
 	if (slot->kind == REQ_SORT)
 	{
-		void	   *tmp = palloc_extended(Max(slot->na, 1) * ks, MCXT_ALLOC_HUGE);
-
-		if (ks == 8)
-			setops_cpu_sort_i64(a, slot->na, tmp);
-		else
-			setops_cpu_sort_i32(a, slot->na, tmp);
-		if (slot->distinct)
-			slot->out_count = ks == 8 ? setops_cpu_unique_i64(a, slot->na) :
-				setops_cpu_unique_i32(a, slot->na);
-		else
-			slot->out_count = slot->na;
-		pfree(tmp);
+		slot->out_count = setops_sort_on_cpu(slot->key_type, a, slot->na, slot->distinct);
 		return;
 	}
 	/* packed arguments: decode into worker memory */
@@ -204,16 +193,14 @@ emulate_request(ServiceSlot *slot)
 		slot->unsorted_pos = -1;
 		return;
 	}
-	pos = ks == 8 ? setops_cpu_first_unsorted_i64(a, slot->na) :
-		setops_cpu_first_unsorted_i32(a, slot->na);
+	pos = setops_cpu_first_unsorted(slot->key_type, a, slot->na);
 	if (pos >= 0)
 	{
 		slot->unsorted_arg = 1;
 		slot->unsorted_pos = pos;
 		return;
 	}
-	pos = ks == 8 ? setops_cpu_first_unsorted_i64(b, slot->nb) :
-		setops_cpu_first_unsorted_i32(b, slot->nb);
+	pos = setops_cpu_first_unsorted(slot->key_type, b, slot->nb);
 	if (pos >= 0)
 	{
 		slot->unsorted_arg = 2;
@@ -250,7 +237,7 @@ emulate_request(ServiceSlot *slot)
 static void
 run_request(ServiceSlot *slot)
 {
-	char	   *base = setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
+	char	   *base = service_slot_data(slot);
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 

@@ -113,6 +113,13 @@ typedef struct ServiceShared
 /* NULL unless setops is in shared_preload_libraries. */
 extern ServiceShared *setops_service;
 
+/* The slot's part of the transfer arena. */
+static inline char *
+service_slot_data(ServiceSlot *slot)
+{
+	return setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
+}
+
 /* A slot became free: wake the backends waiting for one. */
 static inline void
 service_free_slot(ServiceSlot *slot)

@@ -132,12 +132,6 @@ setops_service_fits(Size bytes)
 	return setops_service != NULL && bytes <= setops_service->slot_bytes;
 }
 
-static char *
-slot_base(ServiceSlot *slot)
-{
-	return setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
-}
-
 /*
  * Stop waiting for a slot: whoever of the worker and this backend sees the
  * answer in last frees it (the compare-and-exchange lets only one).
@@ -289,19 +283,12 @@ keys_less(const void *keys, int64 i, int64 j, SetopsKeyType type)
 		: ((const int32 *) keys)[i] < ((const int32 *) keys)[j];
 }
 
-static int64
-keys_first_unsorted(const void *keys, int64 n, SetopsKeyType type)
-{
-	return type == SETOPS_KEY_INT64 ? setops_cpu_first_unsorted_i64(keys, n) :
-		setops_cpu_first_unsorted_i32(keys, n);
-}
-
 /* One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k. */
 static SetopsGpuStatus
 run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		  int64 bi, int64 b_end, int64 k, int64 *n, char *errbuf, size_t errlen)
 {
-	char	   *base = slot_base(slot);
+	char	   *base = service_slot_data(slot);
 	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
 	int64		na = a_end - ai,
@@ -382,14 +369,13 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		memcpy(args->out_packed, base + slot->off_out, slot->out_packed_size);
 		args->out_packed_size = slot->out_packed_size;
 		args->ms_encode += slot->ms_encode;
-		args->ms_download += slot->ms_download + (setops_now_ms() - t0);
-		*n = slot->out_count;
-		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
-		return SETOPS_GPU_OK;
 	}
-	memcpy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
-	if (vs)
-		memcpy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
+	else
+	{
+		memcpy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
+		if (vs)
+			memcpy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
+	}
 	args->ms_download += slot->ms_download + (setops_now_ms() - t0);
 	*n = slot->out_count;
 	/* the next chunk's request starts from a claimed slot again */
@@ -424,10 +410,9 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 			a_end = args->na;
 			b_end = args->nb;
 		}
-		else if (args->key_type == SETOPS_KEY_INT64)
-			setops_cpu_split_i64(args->op, args->a, args->na, args->b, args->nb, d, &a_end, &b_end);
 		else
-			setops_cpu_split_i32(args->op, args->a, args->na, args->b, args->nb, d, &a_end, &b_end);
+			setops_cpu_split(args->op, args->key_type, args->a, args->na, args->b, args->nb, d,
+							 &a_end, &b_end);
 
 		/* a split over unsorted input can go anywhere; order across chunks */
 		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb ||
@@ -435,11 +420,11 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 			(bi > 0 && bi < b_end && keys_less(args->b, bi, bi - 1, args->key_type)))
 		{
 			args->unsorted_arg = 1;
-			args->unsorted_pos = keys_first_unsorted(args->a, args->na, args->key_type);
+			args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->a, args->na);
 			if (args->unsorted_pos < 0)
 			{
 				args->unsorted_arg = 2;
-				args->unsorted_pos = keys_first_unsorted(args->b, args->nb, args->key_type);
+				args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->b, args->nb);
 			}
 			return SETOPS_GPU_OK;
 		}
@@ -491,7 +476,7 @@ sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
 	slot->nb = 0;
 	slot->distinct = distinct != 0;
 	slot->off_a = 0;
-	memcpy(slot_base(slot), keys, *n * ks);
+	memcpy(service_slot_data(slot), keys, *n * ks);
 	status = submit_and_wait(slot, errbuf, errlen);
 	if (status == SETOPS_GPU_OK)
 	{
@@ -503,7 +488,7 @@ sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
 		}
 		else
 		{
-			memcpy(keys, slot_base(slot), slot->out_count * ks);
+			memcpy(keys, service_slot_data(slot), slot->out_count * ks);
 			*n = slot->out_count;
 		}
 	}

@@ -111,6 +111,7 @@ extern int64 setops_run_setop_pairs(const char *fname, SetopsOp op,
 extern int64 setops_run_sort(const char *fname, SetopsKeyType type, void *keys,
 							 int64 n, bool distinct);
 extern bool setops_gpu_usable(const char *fname, int64 nelems);
+extern int64 setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool distinct);
 
 /* ---- helpers (setops.c) ---- */
 

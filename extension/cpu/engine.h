@@ -65,6 +65,24 @@ extern void setops_cpu_sort_i64(int64_t *a, int64_t n, int64_t *tmp);
 extern int64_t setops_cpu_unique_i32(int32_t *a, int64_t n);
 extern int64_t setops_cpu_unique_i64(int64_t *a, int64_t n);
 
+/* The same, by key type, for callers that hold keys as void *. */
+static inline int64_t
+setops_cpu_first_unsorted(SetopsKeyType type, const void *keys, int64_t n)
+{
+	return type == SETOPS_KEY_INT64 ? setops_cpu_first_unsorted_i64((const int64_t *) keys, n) :
+		setops_cpu_first_unsorted_i32((const int32_t *) keys, n);
+}
+
+static inline void
+setops_cpu_split(SetopsOp op, SetopsKeyType type, const void *a, int64_t na,
+				 const void *b, int64_t nb, int64_t d, int64_t *a_end, int64_t *b_end)
+{
+	if (type == SETOPS_KEY_INT64)
+		setops_cpu_split_i64(op, (const int64_t *) a, na, (const int64_t *) b, nb, d, a_end, b_end);
+	else
+		setops_cpu_split_i32(op, (const int32_t *) a, na, (const int32_t *) b, nb, d, a_end, b_end);
+}
+
 /*
  * Called between chunks of long work (about every million elements).  The
  * PostgreSQL layer installs a function that runs CHECK_FOR_INTERRUPTS(),

@@ -408,7 +408,6 @@ argument_cases(void)
 	CUDA_OK(cudaFree(d_out));
 }
 
-
 int
 main(int argc, char **argv)
 {
@@ -422,11 +421,7 @@ main(int argc, char **argv)
 	}
 	printf("packed_decode_test: %s mode\n", quick ? "quick" : "full");
 	argument_cases();
-	packed_shape_inputs<int32_t>(quick, each_input);
-	packed_shape_inputs<int64_t>(quick, each_input);
-	packed_patch_inputs<int32_t>(quick ? 30000 : 300000, each_input);
-	packed_patch_inputs<int64_t>(quick ? 30000 : 300000, each_input);
-	packed_extreme_inputs(quick, each_input);
+	packed_common_inputs(quick, each_input);
 	width_cases<int32_t>();
 	width_cases<int64_t>();
 	if (!quick)

@@ -451,7 +451,6 @@ api_cases(void)
 	}
 }
 
-
 int
 main(int argc, char **argv)
 {
@@ -465,11 +464,7 @@ main(int argc, char **argv)
 	}
 	printf("packed_encode_test: %s mode\n", quick ? "quick" : "full");
 	argument_cases();
-	packed_shape_inputs<int32_t>(quick, each_input);
-	packed_shape_inputs<int64_t>(quick, each_input);
-	packed_patch_inputs<int32_t>(quick ? 30000 : 300000, each_input);
-	packed_patch_inputs<int64_t>(quick ? 30000 : 300000, each_input);
-	packed_extreme_inputs(quick, each_input);
+	packed_common_inputs(quick, each_input);
 	bits_cases<int32_t>();
 	bits_cases<int64_t>();
 	api_cases<int32_t>();

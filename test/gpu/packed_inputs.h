@@ -112,6 +112,18 @@ packed_extreme_inputs(bool quick, Sink sink)
 	sink(d.data(), big, "full-range steps");
 }
 
+/* Everything above but the large inputs, both key types. */
+template <typename Sink>
+static void
+packed_common_inputs(bool quick, Sink sink)
+{
+	packed_shape_inputs<int32_t>(quick, sink);
+	packed_shape_inputs<int64_t>(quick, sink);
+	packed_patch_inputs<int32_t>(quick ? 30000 : 300000, sink);
+	packed_patch_inputs<int64_t>(quick ? 30000 : 300000, sink);
+	packed_extreme_inputs(quick, sink);
+}
+
 /* Large inputs: many chunks and blocks (16M to 64M keys). */
 template <typename Sink>
 static void
