@@ -17,6 +17,14 @@ SetopsGpuInterruptFn gpu_interrupt_fn = NULL;
 static bool init_done = false;
 static int	device_count = 0;
 static char init_error[SETOPS_GPU_ERRLEN];
+/* bumped when a reset frees every device allocation */
+static uint64_t context_epoch = 1;
+
+extern "C" uint64_t
+setops_gpu_context_epoch(void)
+{
+	return context_epoch;
+}
 
 extern "C" void
 setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn)
@@ -135,6 +143,7 @@ gpu_recover(void)
 		cudaError_t err;
 
 		gpu_pool_forget();
+		context_epoch++;
 		gpu_forget_registered();
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -26,6 +26,21 @@ SetopsGpuStatus gpu_status_from(cudaError_t err, const char *what,
  */
 void		gpu_recover(void);
 
+/*
+ * In a function with errbuf / errlen: a failed CUDA call becomes the
+ * function's status and message, after gpu_recover.
+ */
+#define CHECK_CUDA(call, what)												\
+	do {																	\
+		cudaError_t err_ = (call);											\
+		if (err_ != cudaSuccess)											\
+		{																	\
+			SetopsGpuStatus st_ = gpu_status_from(err_, what, errbuf, errlen);	\
+			gpu_recover();													\
+			return st_;														\
+		}																	\
+	} while (0)
+
 /* Interrupt callback, or NULL. */
 extern SetopsGpuInterruptFn gpu_interrupt_fn;
 
@@ -48,7 +63,10 @@ typedef struct GpuPool
 	cudaEvent_t stage_done[2];	/* each buffer's last copy */
 } GpuPool;
 
-/* The pool with an arena of at least dev_bytes; NULL on failure. */
+/*
+ * The pool with an arena of at least dev_bytes; NULL on failure.  With
+ * dev_bytes 0, the pool as it is (its stream and pinned block).
+ */
 GpuPool    *gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status,
 						 char *errbuf, size_t errlen);
 

@@ -70,3 +70,48 @@ setops_gpu_register_host(void *host, size_t bytes, char *errbuf, size_t errlen)
 	snprintf(errbuf, errlen, "%s", no_cuda);
 	return SETOPS_GPU_UNAVAILABLE;
 }
+
+SetopsGpuStatus
+setops_gpu_buffer_alloc(size_t bytes, void **dev, char *errbuf, size_t errlen)
+{
+	(void) bytes;
+	*dev = NULL;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+void
+setops_gpu_buffer_free(void *dev)
+{
+	(void) dev;
+}
+
+SetopsGpuStatus
+setops_gpu_buffer_write(void *dev, size_t offset, const void *host, size_t bytes,
+						char *errbuf, size_t errlen)
+{
+	(void) dev;
+	(void) offset;
+	(void) host;
+	(void) bytes;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+uint64_t
+setops_gpu_context_epoch(void)
+{
+	return 0;
+}
+
+SetopsGpuStatus
+setops_gpu_keys_first_unsorted(SetopsKeyType key_type, const void *dev, int64_t n,
+							   int64_t *pos, char *errbuf, size_t errlen)
+{
+	(void) key_type;
+	(void) dev;
+	(void) n;
+	*pos = -1;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}

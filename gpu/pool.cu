@@ -61,6 +61,8 @@ gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status, char *errbuf, size_t err
 
 	if (!pool_ready && !pool_init(status, errbuf, errlen))
 		return NULL;
+	if (dev_bytes == 0)
+		return &pool;			/* the stream and pinned block only */
 	if (want == 0)
 		want = ARENA_ROUND;
 	if (dev_bytes > pool.dev_cap ||

@@ -45,17 +45,6 @@ fault_kernel(int *p)
 	*p = 1;
 }
 
-#define CHECK_CUDA(call, what)												\
-	do {																	\
-		cudaError_t err_ = (call);											\
-		if (err_ != cudaSuccess)											\
-		{																	\
-			SetopsGpuStatus st_ = gpu_status_from(err_, what, errbuf, errlen);	\
-			gpu_recover();													\
-			return st_;														\
-		}																	\
-	} while (0)
-
 static int64_t
 host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
 {
@@ -137,8 +126,9 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	int			na = (int) (a_end - ai);
 	int			nb = (int) (b_end - bi);
 	int64_t		bound = setop_output_bound(args->op, na, nb);
-	size_t		off_b = GPU_ALIGN(na * ks);
-	size_t		off_out = off_b + GPU_ALIGN(nb * ks);
+	/* keys already on the device take no room */
+	size_t		off_b = GPU_ALIGN(args->a_dev ? 0 : na * ks);
+	size_t		off_out = off_b + GPU_ALIGN(args->b_dev ? 0 : nb * ks);
 	size_t		off_av = off_out + GPU_ALIGN(bound * ks);
 	size_t		off_bv = off_av + GPU_ALIGN(na * vs);
 	size_t		off_ov = off_bv + GPU_ALIGN(nb * vs);
@@ -167,9 +157,9 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	l.op = args->op;
 	l.key_type = args->key_type;
 	l.duplicates = !args->inputs_distinct;
-	l.a = pool->dev;
+	l.a = args->a_dev ? (const char *) args->a_dev + ai * ks : pool->dev;
 	l.na = na;
-	l.b = pool->dev + off_b;
+	l.b = args->b_dev ? (const char *) args->b_dev + bi * ks : pool->dev + off_b;
 	l.nb = nb;
 	l.out = pool->dev + off_out;
 	if (vs)
@@ -183,10 +173,12 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 
 	t_up = host_ms();
 	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
-	CHECK_CUDA(place_input(pool, (void *) l.a, args->a, ai, a_end, ks, args->a_packed,
-						   args->a_packed_size, pool->dev + off_pa), "uploading argument 1");
-	CHECK_CUDA(place_input(pool, (void *) l.b, args->b, bi, b_end, ks, args->b_packed,
-						   args->b_packed_size, pool->dev + off_pb), "uploading argument 2");
+	if (!args->a_dev)
+		CHECK_CUDA(place_input(pool, (void *) l.a, args->a, ai, a_end, ks, args->a_packed,
+							   args->a_packed_size, pool->dev + off_pa), "uploading argument 1");
+	if (!args->b_dev)
+		CHECK_CUDA(place_input(pool, (void *) l.b, args->b, bi, b_end, ks, args->b_packed,
+							   args->b_packed_size, pool->dev + off_pb), "uploading argument 2");
 	if (vs)
 	{
 		CHECK_CUDA(gpu_upload(pool, (void *) l.a_vals, (const char *) args->a_vals + ai * vs,
@@ -291,6 +283,12 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "internal error: a packed argument with keys or values");
 		return SETOPS_GPU_ERROR;
 	}
+	if ((args->a_dev && (args->a || args->a_packed)) || (args->b_dev && (args->b || args->b_packed)) ||
+		((args->a_dev || args->b_dev) && (args->a_vals || args->na + args->nb > INT_MAX)))
+	{
+		snprintf(errbuf, errlen, "internal error: device-resident keys with host keys, values, or more than INT_MAX keys");
+		return SETOPS_GPU_ERROR;
+	}
 	if (args->out_packed && args->a_vals)
 	{
 		snprintf(errbuf, errlen, "internal error: a packed result with values");
@@ -308,10 +306,12 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 
 		d += GPU_CHUNK;
 		/*
-		 * packed arguments are decoded whole on the device, and a packed
-		 * result is encoded whole: one chunk
+		 * packed arguments are decoded whole on the device, a packed
+		 * result is encoded whole, and keys already on the device need no
+		 * room: one chunk
 		 */
-		if (d >= args->na + args->nb || args->a_packed || args->b_packed || args->out_packed)
+		if (d >= args->na + args->nb || args->a_packed || args->b_packed || args->out_packed ||
+			args->a_dev || args->b_dev)
 		{
 			a_end = args->na;
 			b_end = args->nb;

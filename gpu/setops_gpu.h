@@ -93,6 +93,13 @@ typedef struct SetopsGpuSetopArgs
 	size_t		a_packed_size;
 	const void *b_packed;
 	size_t		b_packed_size;
+	/*
+	 * Keys already in device memory (setops_gpu_buffer_alloc: the GPU
+	 * service's cache): a (b) is then NULL and nothing is uploaded.  The
+	 * operation runs in one piece (na + nb at most INT_MAX).
+	 */
+	const void *a_dev;
+	const void *b_dev;
 	int			inputs_distinct;	/* both known to hold no repeated key */
 	void	   *out_keys;
 	/* pairs (a_vals NULL for keys only) */
@@ -122,6 +129,8 @@ typedef struct SetopsGpuSetopArgs
 	double		ms_kernel;
 	double		ms_encode;		/* a packed result: encoding it on the device */
 	double		ms_download;
+	/* the GPU service's client: copying results out of its shared arena */
+	double		ms_copy_out;
 } SetopsGpuSetopArgs;
 
 extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
@@ -139,6 +148,24 @@ extern SetopsGpuStatus setops_gpu_sort(SetopsKeyType key_type, void *keys,
  */
 extern SetopsGpuStatus setops_gpu_register_host(void *host, size_t bytes,
 												char *errbuf, size_t errlen);
+
+/*
+ * Device buffers that outlive a call (the GPU service's cache of stored
+ * arrays).  A device reset (after a sticky error) frees them all: it bumps
+ * setops_gpu_context_epoch(), and buffers from an earlier epoch must be
+ * forgotten, not freed.
+ */
+extern SetopsGpuStatus setops_gpu_buffer_alloc(size_t bytes, void **dev,
+											   char *errbuf, size_t errlen);
+extern void setops_gpu_buffer_free(void *dev);
+extern SetopsGpuStatus setops_gpu_buffer_write(void *dev, size_t offset, const void *host,
+											   size_t bytes, char *errbuf, size_t errlen);
+extern uint64_t setops_gpu_context_epoch(void);
+
+/* First position (0-based) where device keys descend, or -1 in *pos. */
+extern SetopsGpuStatus setops_gpu_keys_first_unsorted(SetopsKeyType key_type, const void *dev,
+													  int64_t n, int64_t *pos,
+													  char *errbuf, size_t errlen);
 
 /* Make the next GPU operation fail with a real device fault (a kernel
  * reading an invalid address), to test recovery from sticky errors. */

@@ -1,0 +1,107 @@
+/*
+ * device_buffers.cu
+ *	  Device buffers that outlive a call: the GPU service keeps stored
+ *	  arrays in them (its device cache), written piece by piece from the
+ *	  pinned transfer arena and checked for order once, on the device.
+ *
+ * Entries are allocated and freed with cudaMalloc / cudaFree: only a cache
+ * miss or an eviction pays for it, and freed memory goes back to the device
+ * at once (setops_devices() shows it free again).
+ */
+#include <stdio.h>
+
+#include "gpu_internal.h"
+
+extern "C" SetopsGpuStatus
+setops_gpu_buffer_alloc(size_t bytes, void **dev, char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	cudaError_t err;
+
+	*dev = NULL;
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	err = cudaMalloc(dev, bytes > 0 ? bytes : 1);
+	if (err != cudaSuccess)
+	{
+		*dev = NULL;
+		status = gpu_status_from(err, "allocating a device cache entry", errbuf, errlen);
+		gpu_recover();
+		return status;
+	}
+	return SETOPS_GPU_OK;
+}
+
+extern "C" void
+setops_gpu_buffer_free(void *dev)
+{
+	if (dev != NULL && cudaFree(dev) != cudaSuccess)
+		gpu_recover();
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_buffer_write(void *dev, size_t offset, const void *host, size_t bytes,
+						char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, errlen);
+
+	if (pool == NULL)
+		return status;
+	CHECK_CUDA(gpu_upload(pool, (char *) dev + offset, host, bytes), "writing a device cache entry");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "writing a device cache entry");
+	return SETOPS_GPU_OK;
+}
+
+/* The smallest i in [1, n) with keys[i] < keys[i - 1], into *first (n: none). */
+template <typename Key>
+__global__ void
+first_descent_kernel(const Key *keys, long long n, unsigned long long *first)
+{
+	long long	i = (long long) blockIdx.x * blockDim.x + threadIdx.x + 1;
+	long long	stride = (long long) gridDim.x * blockDim.x;
+
+	for (; i < n; i += stride)
+		if (keys[i] < keys[i - 1])
+		{
+			atomicMin(first, (unsigned long long) i);
+			return;				/* later ones of this thread are larger */
+		}
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_keys_first_unsorted(SetopsKeyType key_type, const void *dev, int64_t n, int64_t *pos,
+							   char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, errlen);
+	unsigned long long *first_dev;
+	unsigned long long *first;
+	int			blocks;
+
+	*pos = -1;
+	if (pool == NULL)
+		return status;
+	if (n < 2)
+		return SETOPS_GPU_OK;
+	/* the answer comes back through the pinned block's tail */
+	first = (unsigned long long *) ((char *) pool->pinned + GPU_PINNED_BYTES - 64);
+	*first = (unsigned long long) n;
+	CHECK_CUDA(cudaMallocAsync((void **) &first_dev, sizeof(*first_dev), pool->stream),
+			   "allocating the order flag");
+	CHECK_CUDA(cudaMemcpyAsync(first_dev, first, sizeof(*first), cudaMemcpyHostToDevice,
+							   pool->stream), "setting the order flag");
+	blocks = (int) ((n + 255) / 256 < 132 * 16 ? (n + 255) / 256 : 132 * 16);
+	if (key_type == SETOPS_KEY_INT64)
+		first_descent_kernel<int64_t><<<blocks, 256, 0, pool->stream>>>((const int64_t *) dev, n, first_dev);
+	else
+		first_descent_kernel<int32_t><<<blocks, 256, 0, pool->stream>>>((const int32_t *) dev, n, first_dev);
+	CHECK_CUDA(cudaGetLastError(), "launching the order check");
+	CHECK_CUDA(cudaMemcpyAsync(first, first_dev, sizeof(*first), cudaMemcpyDeviceToHost,
+							   pool->stream), "reading the order flag");
+	CHECK_CUDA(cudaFreeAsync(first_dev, pool->stream), "freeing the order flag");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "checking the order");
+	if (*first < (unsigned long long) n)
+		*pos = (int64_t) *first;
+	return SETOPS_GPU_OK;
+}
