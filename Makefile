@@ -29,11 +29,13 @@ OBJS = \
 	extension/device_funcs.o \
 	extension/gpu_service.o \
 	extension/service_client.o \
+	extension/device_cache.o \
+	extension/stored_value.o \
 	extension/cpu/setop_engine.o \
 	extension/cpu/simd_avx2.o \
 	extension/cpu/sort.o
 
-REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_devices
+REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

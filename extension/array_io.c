@@ -25,8 +25,17 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include <sys/mman.h>
+
 #include "setops.h"
 #include "cpu/engine.h"
+
+/*
+ * Allocations from here on get a mapping of their own from malloc (glibc's
+ * largest mmap threshold), and pages only as they are touched.
+ */
+#define RESULT_MAPPED_BYTES ((Size) 32 * 1024 * 1024)
+#define HUGE_PAGE_BYTES ((uintptr_t) 2 * 1024 * 1024)
 
 SetopsKeyType
 setops_key_type_of(Oid elemtype)
@@ -198,6 +207,8 @@ setops_read_keys(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 	keys->distinct_known = false;
 	keys->packed = NULL;
 	keys->packed_size = 0;
+	keys->stored = (Datum) 0;
+	keys->cache_key = NULL;
 
 	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)))
 	{
@@ -318,6 +329,21 @@ setops_result_alloc(SetopsResult *res, Oid elemtype, int stride, int64 capacity,
 
 	/* beyond 1 GB only while computing; setops_result_finish checks the end */
 	res->array = palloc_extended(bytes, bytes > MaxAllocSize ? MCXT_ALLOC_HUGE : 0);
+#ifdef MADV_HUGEPAGE
+	/*
+	 * A large result is a fresh mapping whose pages fault in as the result
+	 * is written, 4 kB at a time (often more time than the operation):
+	 * ask for huge pages where transparent huge pages are on madvise.
+	 */
+	if (bytes >= RESULT_MAPPED_BYTES)
+	{
+		char	   *from = (char *) TYPEALIGN(HUGE_PAGE_BYTES, res->array);
+		char	   *to = (char *) TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (char *) res->array + bytes);
+
+		if (to > from)
+			(void) madvise(from, to - from, MADV_HUGEPAGE);
+	}
+#endif
 	res->data = (char *) res->array + ARR_OVERHEAD_NONULLS(1);
 	res->capacity = capacity;
 	res->elemtype = elemtype;
@@ -354,9 +380,15 @@ setops_result_finish(SetopsResult *res, int64 n, const char *fname)
 	ARR_DIMS(arr)[0] = (int) n;
 	ARR_LBOUND(arr)[0] = 1;
 
-	/* hand back a large unused tail (intersections are often small) */
+	/*
+	 * Hand back a large unused tail (intersections are often small).  Not
+	 * from a mapping of its own: its untouched pages take no memory, and
+	 * shrinking it may copy the whole result.
+	 */
 	if ((res->capacity - n) * (Size) res->stride > 1024 * 1024 &&
-		res->capacity > 2 * n)
+		res->capacity > 2 * n &&
+		ARR_OVERHEAD_NONULLS(1) + (Size) (res->capacity + SETOPS_CPU_OUTPUT_SLACK) * res->stride <
+		RESULT_MAPPED_BYTES)
 		arr = repalloc(arr, bytes);
 	res->array = NULL;
 	return PointerGetDatum(arr);

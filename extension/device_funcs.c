@@ -18,6 +18,7 @@
 
 PG_FUNCTION_INFO_V1(setops_devices);
 PG_FUNCTION_INFO_V1(setops_last_timing);
+PG_FUNCTION_INFO_V1(setops_cache_stats);
 
 Datum
 setops_devices(PG_FUNCTION_ARGS)
@@ -82,4 +83,44 @@ setops_last_timing(PG_FUNCTION_ARGS)
 	values[7] = Float8GetDatum(setops_last.result_ms);
 	values[8] = Float8GetDatum(setops_last.total_ms);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * setops_cache_stats(): the GPU service's cache of stored arrays, one row
+ * per device that holds one (none without the service).
+ */
+Datum
+setops_cache_stats(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ServiceCacheStats stats[SERVICE_MAX_DEVICES];
+	int			n = 0,
+				i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (setops_service != NULL)
+	{
+		SpinLockAcquire(&setops_service->mutex);
+		if (setops_service->ready)
+		{
+			n = setops_service->ncaches;
+			memcpy(stats, setops_service->cache, sizeof(stats[0]) * n);
+		}
+		SpinLockRelease(&setops_service->mutex);
+	}
+	for (i = 0; i < n; i++)
+	{
+		Datum		values[7];
+		bool		nulls[7] = {false, false, false, false, false, false, false};
+
+		values[0] = Int32GetDatum(i);
+		values[1] = Int64GetDatum(stats[i].capacity);
+		values[2] = Int64GetDatum(stats[i].entries);
+		values[3] = Int64GetDatum(stats[i].bytes);
+		values[4] = Int64GetDatum(stats[i].hits);
+		values[5] = Int64GetDatum(stats[i].misses);
+		values[6] = Int64GetDatum(stats[i].evictions);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -76,6 +76,161 @@ gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
 }
 
 /*
+ * What the service answered, into this backend's terms: timings, an order
+ * break (ERROR), the output count.
+ */
+static void
+gpu_answered(const char *fname, SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsKeys *b,
+			 size_t *packed_size, int64 *n)
+{
+	setops_last.on_gpu = true;
+	setops_last.upload_ms = args->ms_upload;
+	setops_last.decode_ms += args->ms_decode;	/* CPU decoding may precede */
+	/* encoding a packed result counts as kernel time */
+	setops_last.kernel_ms = args->ms_kernel + args->ms_encode;
+	setops_last.download_ms = args->ms_download;
+	/* copying the result out of the service's arena builds the result */
+	setops_last.result_ms = args->ms_copy_out;
+	if (args->unsorted_arg != 0)
+	{
+		SetopsKeys *bad = args->unsorted_arg == 1 ? a : b;
+
+		/* packed values decode ascending unless their bytes were altered */
+		if (bad->packed)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
+							fname, bad->argno)));
+
+		bad->sorted_known = true;
+		bad->first_unsorted = args->unsorted_pos;
+		setops_require_sorted2(fname, a, b);
+	}
+	a->sorted_known = b->sorted_known = true;
+	a->first_unsorted = b->first_unsorted = -1;
+	*n = args->out_count;
+	if (packed_size)
+		*packed_size = args->out_packed_size;
+}
+
+/* A stored argument left unread is read (a packed one stays packed). */
+static void
+read_if_stored(SetopsKeys *k, const char *fname)
+{
+	if (k->stored)
+		setops_read_stored(k, fname);
+}
+
+/* An argument as the service takes it: keys, or a packed value whole. */
+static void
+args_input(SetopsKeys *k, const void **keys, const void **packed, size_t *packed_size)
+{
+	*keys = k->data;
+	*packed = k->packed && !k->data ? k->packed : NULL;
+	*packed_size = *packed ? k->packed_size : 0;
+}
+
+/* The request for a and b (those sent, send_a / send_b, by their keys). */
+static void
+args_fill(SetopsGpuSetopArgs *args, SetopsOp op, SetopsKeys *a, bool send_a, SetopsKeys *b,
+		  bool send_b, void *out_keys, void *out_packed, size_t packed_cap)
+{
+	memset(args, 0, sizeof(*args));
+	args->op = op;
+	args->key_type = a->type;
+	args->na = a->n;
+	args->nb = b->n;
+	if (send_a)
+		args_input(a, &args->a, &args->a_packed, &args->a_packed_size);
+	if (send_b)
+		args_input(b, &args->b, &args->b_packed, &args->b_packed_size);
+	args->inputs_distinct = a->distinct_known && b->distinct_known;
+	args->out_keys = out_keys;
+	args->out_packed = out_packed;
+	args->out_packed_cap = packed_cap;
+}
+
+/*
+ * Stored arguments left unread go by their identity, answered from the
+ * service's device cache.  What the cache misses is read and put into it,
+ * then asked again; an array the cache cannot take goes with the request.
+ * Returns 1 when answered, 0 when the caller must read everything and go
+ * the ordinary way (a request too large for one slot), -1 when the CPU
+ * must answer (auto, the GPU failed).
+ */
+static int
+gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+				 void *out_keys, void *out_packed, size_t packed_cap, size_t *packed_size,
+				 int64 *n)
+{
+	bool		use_key_a = a->cache_key != NULL,
+				use_key_b = b->cache_key != NULL;
+	int			round;
+
+	for (round = 0; round < 3; round++)
+	{
+		SetopsGpuSetopArgs args;
+		char		errbuf[SETOPS_GPU_ERRLEN];
+		SetopsGpuStatus status;
+		int			missing;
+		int			i;
+
+		/* an argument not sent by key is read and sent */
+		if (!use_key_a)
+			read_if_stored(a, fname);
+		if (!use_key_b)
+			read_if_stored(b, fname);
+		args_fill(&args, op, a, !use_key_a, b, !use_key_b, out_keys, out_packed, packed_cap);
+		status = setops_service_setop_cached(&args, use_key_a ? a->cache_key : NULL,
+											 use_key_b ? b->cache_key : NULL, round > 0,
+											 &missing, errbuf, sizeof(errbuf));
+		if (status == SETOPS_GPU_UNAVAILABLE && strstr(errbuf, "does not fit") != NULL)
+			return 0;
+		if (status != SETOPS_GPU_OK)
+		{
+			gpu_failed(fname, status, errbuf);
+			return -1;
+		}
+		if (missing == 0)
+		{
+			gpu_answered(fname, &args, a, b, packed_size, n);
+			return 1;
+		}
+
+		/* read what is missing, and put it in the cache */
+		for (i = 0; i < 2; i++)
+		{
+			SetopsKeys *k = i == 0 ? a : b;
+			bool	   *use_key = i == 0 ? &use_key_a : &use_key_b;
+			int64		pos;
+
+			if (!(missing & (i == 0 ? CACHE_MISSING_A : CACHE_MISSING_B)))
+				continue;
+			setops_keys_materialize(k, fname);
+			status = setops_service_cache_put(k->cache_key, k->data, k->n, &pos,
+											  errbuf, sizeof(errbuf));
+			if (status == SETOPS_GPU_UNAVAILABLE && !strstr(errbuf, "not running"))
+				*use_key = false;	/* larger than the cache: sent with the request */
+			else if (status != SETOPS_GPU_OK)
+			{
+				gpu_failed(fname, status, errbuf);
+				return -1;
+			}
+			else if (pos >= 0)
+			{
+				/* shape and nulls of both come first, as on the CPU */
+				setops_keys_materialize(i == 0 ? b : a, fname);
+				k->sorted_known = true;
+				k->first_unsorted = pos;
+				setops_require_sorted2(fname, a, b);
+			}
+		}
+	}
+	/* evicted as fast as put (a cache far too small): send everything */
+	return 0;
+}
+
+/*
  * On the GPU; false when the CPU must answer instead.  vals NULL for keys
  * only.  The device checks the order of the inputs while loading them.
  * With out_packed (keys only), the device packs the result into it
@@ -95,13 +250,17 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 		(b->sorted_known && b->first_unsorted >= 0))
 		setops_require_sorted2(fname, a, b);
 
-	memset(&args, 0, sizeof(args));
-	args.op = op;
-	args.key_type = a->type;
-	args.a = a->data;
-	args.na = a->n;
-	args.b = b->data;
-	args.nb = b->n;
+	if (!av && (a->stored || b->stored))
+	{
+		int			done = gpu_setop_cached(fname, op, a, b, out_keys, out_packed,
+											packed_cap, packed_size, n);
+
+		if (done != 0)
+			return done > 0;
+		read_if_stored(a, fname);
+		read_if_stored(b, fname);
+	}
+
 	/*
 	 * Packed arguments cross as they are and are decoded on the device; a
 	 * pair too large for one slot of the service is decoded here instead,
@@ -117,24 +276,9 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 		{
 			setops_keys_materialize(a, fname);
 			setops_keys_materialize(b, fname);
-			args.a = a->data;
-			args.b = b->data;
 		}
 	}
-	if (a->packed && !a->data)
-	{
-		args.a_packed = a->packed;
-		args.a_packed_size = a->packed_size;
-	}
-	if (b->packed && !b->data)
-	{
-		args.b_packed = b->packed;
-		args.b_packed_size = b->packed_size;
-	}
-	args.inputs_distinct = a->distinct_known && b->distinct_known;
-	args.out_keys = out_keys;
-	args.out_packed = out_packed;
-	args.out_packed_cap = packed_cap;
+	args_fill(&args, op, a, true, b, true, out_keys, out_packed, packed_cap);
 	if (av)
 	{
 		args.a_vals = av->data;
@@ -148,32 +292,7 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 		gpu_failed(fname, status, errbuf);
 		return false;
 	}
-	setops_last.on_gpu = true;
-	setops_last.upload_ms = args.ms_upload;
-	setops_last.decode_ms += args.ms_decode;	/* CPU decoding may precede */
-	/* encoding a packed result counts as kernel time */
-	setops_last.kernel_ms = args.ms_kernel + args.ms_encode;
-	setops_last.download_ms = args.ms_download;
-	if (args.unsorted_arg != 0)
-	{
-		SetopsKeys *bad = args.unsorted_arg == 1 ? a : b;
-
-		/* packed values decode ascending unless their bytes were altered */
-		if (bad->packed)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
-							fname, bad->argno)));
-
-		bad->sorted_known = true;
-		bad->first_unsorted = args.unsorted_pos;
-		setops_require_sorted2(fname, a, b);
-	}
-	a->sorted_known = b->sorted_known = true;
-	a->first_unsorted = b->first_unsorted = -1;
-	*n = args.out_count;
-	if (packed_size)
-		*packed_size = args.out_packed_size;
+	gpu_answered(fname, &args, a, b, packed_size, n);
 	return true;
 }
 
@@ -209,6 +328,13 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 	return cpu_setop(fname, op, a, b, out_keys);
 }
 
+/* A packed argument not decoded here (perhaps not even read yet). */
+static bool
+packed_unread(const SetopsKeys *k)
+{
+	return (k->packed && !k->data) || (k->stored && k->cache_key->packed);
+}
+
 /*
  * setops_run_setop for a result returned packed.  When the GPU runs an
  * operation on two packed arguments (one piece on the device: no chunks),
@@ -226,7 +352,7 @@ setops_run_setop_packed(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKey
 	Assert(a->type == b->type);
 	*packed = NULL;
 	*packed_size = 0;
-	if (!(a->packed && !a->data && b->packed && !b->data))
+	if (!(packed_unread(a) && packed_unread(b)))
 		return setops_run_setop(fname, op, a, b, out_keys);
 	if (setops_gpu_usable(fname, a->n + b->n))
 	{

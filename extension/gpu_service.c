@@ -171,13 +171,14 @@ emulate_decode(void **keys, int64 n, size_t ks)
 	return true;
 }
 
+/* A cached argument's keys, or the arena's; cache hits resolved by the caller. */
 static void
-emulate_request(ServiceSlot *slot)
+emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b_cached, int64 nb)
 {
 	char	   *base = service_slot_data(slot);
 	size_t		ks = slot->key_type == SETOPS_KEY_INT64 ? 8 : 4;
-	void	   *a = base + slot->off_a,
-			   *b = base + slot->off_b;
+	void	   *a = a_cached ? (void *) a_cached : base + slot->off_a,
+			   *b = b_cached ? (void *) b_cached : base + slot->off_b;
 	int64		pos;
 
 	if (slot->kind == REQ_SORT)
@@ -185,6 +186,8 @@ emulate_request(ServiceSlot *slot)
 		slot->out_count = setops_sort_on_cpu(slot->key_type, a, slot->na, slot->distinct);
 		return;
 	}
+	slot->na = na;
+	slot->nb = nb;
 	/* packed arguments: decode into worker memory */
 	if ((slot->a_packed && !emulate_decode(&a, slot->na, ks)) ||
 		(slot->b_packed && !emulate_decode(&b, slot->nb, ks)))
@@ -234,23 +237,57 @@ emulate_request(ServiceSlot *slot)
 	}
 }
 
+/*
+ * Cached arguments: their keys from the cache, or the answer says which
+ * are missing (the backend sends them and asks again).
+ */
+static bool
+resolve_cached(ServiceSlot *slot, const void **a, int64 *na, const void **b, int64 *nb)
+{
+	bool		count = !slot->cache_retry;
+
+	*a = *b = NULL;
+	*na = slot->na;
+	*nb = slot->nb;
+	slot->cache_missing = 0;
+	if (slot->a_cached && !service_cache_lookup(&slot->a_key, count, na, a))
+		slot->cache_missing |= CACHE_MISSING_A;
+	if (slot->b_cached && !service_cache_lookup(&slot->b_key, count, nb, b))
+		slot->cache_missing |= CACHE_MISSING_B;
+	return slot->cache_missing == 0;
+}
+
 static void
-run_request(ServiceSlot *slot)
+run_request(ServiceSlot *slot, int slot_index)
 {
 	char	   *base = service_slot_data(slot);
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = SETOPS_GPU_OK;
+	const void *a_dev = NULL,
+			   *b_dev = NULL;
+	int64		na = slot->na,
+				nb = slot->nb;
 
 	slot->out_count = 0;
 	slot->unsorted_arg = 0;
 	slot->unsorted_pos = -1;
+	slot->cache_missing = 0;
 	slot->ms_upload = slot->ms_decode = slot->ms_kernel = slot->ms_download = slot->ms_encode = 0;
 	slot->out_packed_size = 0;	/* emulation answers with keys */
 
-	if (slot->kind == REQ_DEVICES)
+	if (slot->kind == REQ_CACHE_PUT)
+	{
+		service_cache_put(slot, slot_index);
+		return;
+	}
+	service_cache_slot_done(slot_index);
+	if (slot->kind == REQ_SETOP && (slot->a_cached || slot->b_cached) &&
+		!resolve_cached(slot, &a_dev, &na, &b_dev, &nb))
+		status = SETOPS_GPU_OK;	/* the answer is what is missing */
+	else if (slot->kind == REQ_DEVICES)
 		publish_devices();
 	else if (setops_service_emulate && setops_service->ndevices == 0)
-		emulate_request(slot);
+		emulate_request(slot, a_dev, na, b_dev, nb);
 	else if (slot->kind == REQ_SORT)
 	{
 		int64_t		n = slot->na;
@@ -266,16 +303,22 @@ run_request(ServiceSlot *slot)
 		memset(&args, 0, sizeof(args));
 		args.op = slot->op;
 		args.key_type = slot->key_type;
-		args.na = slot->na;
-		args.nb = slot->nb;
-		if (slot->a_packed)
+		args.na = na;
+		args.nb = nb;
+		args.a_dev = a_dev;
+		args.b_dev = b_dev;
+		if (a_dev)
+			 /* in the cache */ ;
+		else if (slot->a_packed)
 		{
 			args.a_packed = base + slot->off_a;
 			args.a_packed_size = slot->a_packed_size;
 		}
 		else
 			args.a = base + slot->off_a;
-		if (slot->b_packed)
+		if (b_dev)
+			 /* in the cache */ ;
+		else if (slot->b_packed)
 		{
 			args.b_packed = base + slot->off_b;
 			args.b_packed_size = slot->b_packed_size;
@@ -356,7 +399,7 @@ serve_slots(int *next)
 			serving = slot;
 			PG_TRY();
 			{
-				run_request(slot);
+				run_request(slot, i);
 			}
 			PG_CATCH();
 			{
@@ -378,7 +421,10 @@ serve_slots(int *next)
 		pg_write_barrier();
 		/* a backend that gave up does not free its slot: free it here */
 		if (pg_atomic_read_u32(&slot->abandoned) != 0)
+		{
+			service_cache_slot_done(i);
 			service_free_slot(slot);
+		}
 		else
 		{
 			pg_atomic_write_u32(&slot->state, SLOT_DONE);
@@ -428,6 +474,8 @@ setops_service_main(Datum arg)
 		ereport(LOG,
 				(errmsg("setops GPU service: transfers go through staging: %s", errbuf)));
 
+	service_cache_init();
+
 	SpinLockAcquire(&setops_service->mutex);
 	setops_service->generation++;
 	setops_service->worker_pid = MyProcPid;
@@ -471,6 +519,7 @@ setops_service_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			service_cache_configure();
 		}
 	}
 

@@ -196,6 +196,8 @@ setops_read_packed(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 	keys->distinct_known = false;
 	keys->packed = v;
 	keys->packed_size = VARSIZE(v);
+	keys->stored = (Datum) 0;
+	keys->cache_key = NULL;
 }
 
 /*
@@ -231,6 +233,8 @@ setops_keys_materialize(SetopsKeys *keys, const char *fname)
 {
 	double		t0;
 
+	if (keys->stored)
+		setops_read_stored(keys, fname);
 	if (keys->packed == NULL || keys->data != NULL)
 		return;
 	t0 = setops_now_ms();

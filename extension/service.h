@@ -30,6 +30,29 @@
 
 #define SERVICE_MAX_DEVICES 8
 
+/*
+ * The identity of a stored (TOASTed) array, under which the service caches
+ * its keys.  A TOAST value never changes once written, but its value id
+ * can be reused after the value is deleted (OID wraparound), and TRUNCATE,
+ * VACUUM FULL and CLUSTER rewrite the TOAST table: the first chunk's
+ * inserting transaction and place, the TOAST table's current file and the
+ * value's sizes tell such values apart.  Padding is zeroed (the key is
+ * hashed and compared as bytes).
+ */
+typedef struct SetopsCacheKey
+{
+	Oid			toastrelid;
+	Oid			relfilenode;	/* of the TOAST table, now */
+	Oid			valueid;
+	uint32		chunk0_xmin;	/* raw xmin of chunk 0 */
+	uint32		chunk0_block;	/* its ctid */
+	uint16		chunk0_offset;
+	uint8		key_type;		/* SetopsKeyType */
+	uint8		packed;			/* a packed_int4/8 value, not an array */
+	int32		rawsize;		/* the value's size, untoasted */
+	int32		extsize;		/* its stored size */
+} SetopsCacheKey;
+
 typedef enum ServiceSlotState
 {
 	SLOT_FREE = 0,
@@ -43,8 +66,13 @@ typedef enum ServiceRequestKind
 {
 	REQ_SETOP,
 	REQ_SORT,
-	REQ_DEVICES					/* refresh device info (free memory) */
+	REQ_DEVICES,				/* refresh device info (free memory) */
+	REQ_CACHE_PUT				/* one piece of a stored array for the cache */
 } ServiceRequestKind;
+
+/* Answers to a REQ_SETOP with cached arguments, besides the status. */
+#define CACHE_MISSING_A 1		/* argument 1 is not (or no longer) cached */
+#define CACHE_MISSING_B 2
 
 /*
  * One request and its answer.  Offsets are into the slot's region of the
@@ -59,6 +87,18 @@ typedef struct ServiceSlot
 
 	/* request */
 	ServiceRequestKind kind;
+	/*
+	 * Arguments by cache key (a stored array the service may hold): the
+	 * arena then holds nothing for them.  REQ_CACHE_PUT sends the keys of
+	 * a_key's array in pieces: put_offset and na keys of put_total.
+	 */
+	bool		a_cached;
+	bool		b_cached;
+	SetopsCacheKey a_key;
+	SetopsCacheKey b_key;
+	int64		put_offset;
+	int64		put_total;
+	bool		cache_retry;	/* resent after a miss: not counted again */
 	SetopsOp	op;
 	SetopsKeyType key_type;
 	int64		na;
@@ -81,6 +121,7 @@ typedef struct ServiceSlot
 
 	/* answer */
 	SetopsGpuStatus status;
+	int			cache_missing;	/* CACHE_MISSING_* of a cached REQ_SETOP */
 	int64		out_count;
 	int			unsorted_arg;
 	int64		unsorted_pos;
@@ -93,6 +134,17 @@ typedef struct ServiceSlot
 	char		errmsg[SETOPS_GPU_ERRLEN];
 } ServiceSlot;
 
+/* Each device's cache, as setops_cache_stats() shows it. */
+typedef struct ServiceCacheStats
+{
+	int64		capacity;		/* bytes */
+	int64		entries;
+	int64		bytes;
+	int64		hits;
+	int64		misses;
+	int64		evictions;
+} ServiceCacheStats;
+
 typedef struct ServiceShared
 {
 	slock_t		mutex;			/* claiming slots; the fields below */
@@ -103,6 +155,8 @@ typedef struct ServiceShared
 	int			ndevices;
 	SetopsGpuDeviceInfo devices[SERVICE_MAX_DEVICES];
 	char		unavailable[SETOPS_GPU_ERRLEN]; /* why no device, when none */
+	int			ncaches;		/* devices with a cache (1 when emulating) */
+	ServiceCacheStats cache[SERVICE_MAX_DEVICES];
 	ConditionVariable slot_freed;	/* backends waiting for a free slot */
 	int			nslots;
 	Size		slot_bytes;		/* each slot's part of the arena */
@@ -132,6 +186,16 @@ service_free_slot(ServiceSlot *slot)
 extern int	setops_service_memory_mb;
 extern int	setops_service_slots;
 extern bool setops_service_emulate;
+/* PGC_SIGHUP: MB of device memory for cached arrays; -1 a quarter of it */
+extern int	setops_gpu_cache_size_mb;
+
+/* device_cache.c: the worker's cache of stored arrays */
+extern void service_cache_init(void);
+extern void service_cache_configure(void);
+extern void service_cache_put(ServiceSlot *slot, int slot_index);
+extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n,
+								 const void **keys);
+extern void service_cache_slot_done(int slot_index);
 
 /* gpu_service.c: registration (from _PG_init) and the worker */
 extern void setops_service_register(void);
@@ -151,6 +215,14 @@ extern SetopsGpuStatus setops_service_setop(SetopsGpuSetopArgs *args,
 extern SetopsGpuStatus setops_service_sort(SetopsKeyType key_type, void *keys, int64 *n,
 										   int distinct, char *errbuf, size_t errlen);
 extern bool setops_service_fits(Size bytes);
+extern bool setops_service_caches(void);
+extern SetopsGpuStatus setops_service_setop_cached(SetopsGpuSetopArgs *args,
+												  const SetopsCacheKey *a_key,
+												  const SetopsCacheKey *b_key, bool retry,
+												  int *missing, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_cache_put(const SetopsCacheKey *key, const void *keys,
+												int64 n, int64 *unsorted_pos,
+												char *errbuf, size_t errlen);
 extern void setops_service_refresh_devices(void);
 extern void setops_service_wait_ready(void);
 

@@ -271,7 +271,7 @@ static SetopsGpuStatus
 does_not_fit(Size bytes, char *errbuf, size_t errlen)
 {
 	snprintf(errbuf, errlen,
-			 "the request needs %zu bytes in one piece, more than a slot of the GPU service holds (%zu; raise setops.service_memory)",
+			 "the request needs %zu bytes in one piece and does not fit a slot of the GPU service (%zu bytes; raise setops.service_memory)",
 			 (Size) bytes, setops_service ? setops_service->slot_bytes : (Size) 0);
 	return SETOPS_GPU_UNAVAILABLE;
 }
@@ -283,10 +283,15 @@ keys_less(const void *keys, int64 i, int64 j, SetopsKeyType type)
 		: ((const int32 *) keys)[i] < ((const int32 *) keys)[j];
 }
 
-/* One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k. */
+/*
+ * One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k.
+ * An argument with a cache key (whole, then) is sent by its key alone.
+ */
 static SetopsGpuStatus
 run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
-		  int64 bi, int64 b_end, int64 k, int64 *n, char *errbuf, size_t errlen)
+		  int64 bi, int64 b_end, int64 k, int64 *n,
+		  const SetopsCacheKey *a_key, const SetopsCacheKey *b_key, bool retry,
+		  char *errbuf, size_t errlen)
 {
 	char	   *base = service_slot_data(slot);
 	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
@@ -294,12 +299,20 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	int64		na = a_end - ai,
 				nb = b_end - bi,
 				bound = setop_output_bound(args->op, na, nb);
-	Size		a_bytes = args->a_packed ? args->a_packed_size : na * ks;
-	Size		b_bytes = args->b_packed ? args->b_packed_size : nb * ks;
+	Size		a_bytes = a_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
+	Size		b_bytes = b_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
 	double		t0 = setops_now_ms();
 	SetopsGpuStatus status;
 
 	slot->kind = REQ_SETOP;
+	slot->a_cached = a_key != NULL;
+	slot->b_cached = b_key != NULL;
+	if (a_key)
+		slot->a_key = *a_key;
+	if (b_key)
+		slot->b_key = *b_key;
+	slot->cache_retry = retry;
+	slot->cache_missing = 0;
 	slot->op = args->op;
 	slot->key_type = args->key_type;
 	slot->na = na;
@@ -328,8 +341,10 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	slot->out_packed_cap = slot->want_packed ? args->out_packed_cap : 0;
 
 	/* the one CPU pass over the inputs: into the pinned arena */
-	memcpy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
-	memcpy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
+	if (!a_key)
+		memcpy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
+	if (!b_key)
+		memcpy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
 	if (vs)
 	{
 		memcpy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
@@ -340,6 +355,13 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	status = submit_and_wait(slot, errbuf, errlen);
 	if (status != SETOPS_GPU_OK)
 		return status;
+	if (slot->cache_missing != 0)
+	{
+		/* the caller sends what is missing and asks again */
+		*n = 0;
+		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
+		return SETOPS_GPU_OK;
+	}
 	args->ms_upload += slot->ms_upload;
 	args->ms_decode += slot->ms_decode;
 	args->ms_kernel += slot->ms_kernel;
@@ -376,7 +398,8 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		if (vs)
 			memcpy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
 	}
-	args->ms_download += slot->ms_download + (setops_now_ms() - t0);
+	args->ms_download += slot->ms_download;
+	args->ms_copy_out += setops_now_ms() - t0;
 	*n = slot->out_count;
 	/* the next chunk's request starts from a claimed slot again */
 	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
@@ -428,7 +451,8 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 			}
 			return SETOPS_GPU_OK;
 		}
-		status = run_chunk(slot, args, ai, a_end, bi, b_end, k, &n, errbuf, errlen);
+		status = run_chunk(slot, args, ai, a_end, bi, b_end, k, &n, NULL, NULL, false,
+						   errbuf, errlen);
 		if (status != SETOPS_GPU_OK || args->unsorted_arg != 0)
 			return status;
 		k += n;
@@ -440,23 +464,129 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 	return SETOPS_GPU_OK;
 }
 
+/* Clear the answer fields of args; false when the service is not up. */
+static bool
+answer_reset(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	args->out_count = 0;
+	args->unsorted_arg = 0;
+	args->unsorted_pos = -1;
+	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = args->ms_copy_out = 0;
+	args->ms_encode = 0;
+	args->out_packed_size = 0;
+	return service_up(errbuf, errlen);
+}
+
 SetopsGpuStatus
 setops_service_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
 	ServiceSlot *slot;
 	SetopsGpuStatus status;
 
-	args->out_count = 0;
-	args->unsorted_arg = 0;
-	args->unsorted_pos = -1;
-	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = 0;
-	args->ms_encode = 0;
-	args->out_packed_size = 0;
-	if (!service_up(errbuf, errlen))
+	if (!answer_reset(args, errbuf, errlen))
 		return SETOPS_GPU_UNAVAILABLE;
 
 	slot = claim_slot();
 	status = setop_chunks(slot, args, errbuf, errlen);
+	release_slot();
+	return status;
+}
+
+/* Does the service cache stored arrays? */
+bool
+setops_service_caches(void)
+{
+	bool		caches;
+
+	if (setops_service == NULL)
+		return false;
+	SpinLockAcquire(&setops_service->mutex);
+	caches = setops_service->ready && setops_service->ncaches > 0 &&
+		setops_service->cache[0].capacity > 0;
+	SpinLockRelease(&setops_service->mutex);
+	return caches;
+}
+
+/*
+ * The operation in one request, the arguments with a cache key sent by it
+ * alone (their args->a / args->b unused; na / nb their counts from the
+ * header, at least the real ones).  *missing gets CACHE_MISSING_* of those
+ * the service does not hold: nothing else is answered then.  Requests
+ * whose other argument and result bound do not fit one slot answer
+ * UNAVAILABLE ("does not fit"): the caller then sends everything.
+ */
+SetopsGpuStatus
+setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_key,
+							const SetopsCacheKey *b_key, bool retry, int *missing,
+							char *errbuf, size_t errlen)
+{
+	ServiceSlot *slot;
+	SetopsGpuStatus status;
+	int64		n = 0;
+
+	*missing = 0;
+	if (!answer_reset(args, errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (args->na + args->nb > INT_MAX)
+		return does_not_fit((Size) (args->na + args->nb) * 4, errbuf, errlen);
+
+	slot = claim_slot();
+	status = run_chunk(slot, args, 0, args->na, 0, args->nb, 0, &n, a_key, b_key, retry,
+					   errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+	{
+		*missing = slot->cache_missing;
+		if (*missing == 0)
+			args->out_count = n;
+	}
+	release_slot();
+	return status;
+}
+
+/*
+ * Put the n sorted keys of a stored array into the service's cache under
+ * key, in pieces of a slot.  Keys out of order are not kept: *unsorted_pos
+ * gets the first descent (else -1).  UNAVAILABLE when the cache cannot
+ * hold the array.
+ */
+SetopsGpuStatus
+setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,
+						 int64 *unsorted_pos, char *errbuf, size_t errlen)
+{
+	size_t		ks = key->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	int64		per_piece,
+				off = 0;
+	ServiceSlot *slot;
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	*unsorted_pos = -1;
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	per_piece = (int64) (setops_service->slot_bytes / ks);
+	slot = claim_slot();
+	do
+	{
+		int64		m = Min(per_piece, n - off);
+
+		slot->kind = REQ_CACHE_PUT;
+		slot->key_type = (SetopsKeyType) key->key_type;
+		slot->a_key = *key;
+		slot->a_cached = slot->b_cached = false;
+		slot->put_offset = off;
+		slot->put_total = n;
+		slot->na = m;
+		slot->nb = 0;
+		slot->off_a = 0;
+		memcpy(service_slot_data(slot), (const char *) keys + off * ks, m * ks);
+		status = submit_and_wait(slot, errbuf, errlen);
+		if (status != SETOPS_GPU_OK)
+			break;
+		if (slot->unsorted_arg != 0)
+			*unsorted_pos = slot->unsorted_pos;
+		off += m;
+		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
+		CHECK_FOR_INTERRUPTS();
+	} while (off < n);
 	release_slot();
 	return status;
 }

@@ -45,8 +45,9 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 	size_t		packed_size = 0;
 
 	memset(&setops_last, 0, sizeof(setops_last));
-	setops_read_arg(fcinfo, 0, 1, fname, &a);
-	setops_read_arg(fcinfo, 1, 2, fname, &b);
+	/* stored arrays may be left unread, for the GPU service's cache */
+	setops_read_arg_stored(fcinfo, 0, 1, fname, &a);
+	setops_read_arg_stored(fcinfo, 1, 2, fname, &b);
 	if (packed_result)
 		out = palloc_extended((setop_output_bound(op, a.n, b.n) + SETOPS_CPU_OUTPUT_SLACK) *
 							  setops_key_size(a.type), MCXT_ALLOC_HUGE);
@@ -74,7 +75,7 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 	else
 		result = setops_result_finish(&res, n, fname);
 	setops_last.read_ms = t1 - t0;
-	setops_last.result_ms = setops_now_ms() - t2;
+	setops_last.result_ms += setops_now_ms() - t2;
 	setops_last.total_ms = setops_now_ms() - t0;
 	PG_RETURN_DATUM(result);
 }

@@ -622,6 +622,23 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION setops_devices() IS 'GPUs usable by setops in this backend';
 
 --
+-- The GPU service's cache of stored arrays (setops.gpu_cache_size).
+--
+CREATE FUNCTION setops_cache_stats(
+    OUT device int4,
+    OUT capacity_bytes int8,
+    OUT entries int8,
+    OUT bytes int8,
+    OUT hits int8,
+    OUT misses int8,
+    OUT evictions int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'setops_cache_stats'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION setops_cache_stats() IS
+'the GPU service''s device cache of stored arrays: per device, capacity, entries, bytes, hits, misses, evictions';
+
+--
 -- Where the last set operation of this backend spent its time (ms).
 --
 CREATE FUNCTION setops_last_timing(

@@ -119,6 +119,17 @@ _PG_init(void)
 								 PGC_POSTMASTER,
 								 GUC_NOT_IN_SAMPLE,
 								 NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.gpu_cache_size",
+								"Device memory the GPU service keeps stored arrays in (MB).",
+								"Large stored arrays are kept on the device, keyed by their "
+								"TOAST identity, and evicted least recently used first. "
+								"-1: a quarter of the device's memory; 0: no cache.",
+								&setops_gpu_cache_size_mb,
+								-1,
+								-1, INT_MAX,
+								PGC_SIGHUP,
+								GUC_UNIT_MB,
+								NULL, NULL, NULL);
 		setops_service_register();
 	}
 	MarkGUCPrefixReserved("setops");

@@ -42,6 +42,13 @@ typedef struct SetopsKeys
 	/* a packed argument (packed_type.c): data is NULL until decoded */
 	const void *packed;			/* the detoasted, checked packed value */
 	Size		packed_size;
+	/*
+	 * A stored argument left unread (stored_value.c): data and packed are
+	 * NULL and n comes from its header until setops_keys_materialize reads
+	 * it; cache_key stays its identity after that.
+	 */
+	Datum		stored;			/* the TOAST pointer, or 0 */
+	struct SetopsCacheKey *cache_key;
 } SetopsKeys;
 
 /* A value argument of pairs: any fixed-width element type. */
@@ -92,6 +99,12 @@ extern void setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno,
 extern void setops_read_packed(Datum datum, int argno, const char *fname,
 							   SetopsKeys *keys);
 extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
+
+/* ---- stored arguments by identity (stored_value.c) ---- */
+
+extern void setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno,
+								   const char *fname, SetopsKeys *keys);
+extern void setops_read_stored(SetopsKeys *keys, const char *fname);
 extern bool setops_returns_packed(FunctionCallInfo fcinfo);
 extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
 								 const char *fname);
