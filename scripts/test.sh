@@ -71,10 +71,11 @@ run_modes "" $modes
 
 # The GPU service (shared_preload_libraries) on a machine without a GPU:
 # it answers with the CPU engine (setops.service_emulate), so gpu mode
-# tests the whole transport: slots, chunks, waits, packed values.
+# tests the whole transport: slots, chunks, waits, packed values, and the
+# device cache (kept small, so that it evicts).
 if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 	stop_cluster
-	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
+	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB -c setops.gpu_cache_size=2MB" \
 		start_cluster
 	run_modes " (GPU service, emulated)" gpu
 	modes="$modes, gpu through the GPU service (emulated)"

@@ -1,0 +1,132 @@
+--
+-- setops_cache: stored (TOASTed) arrays as arguments, which the GPU
+-- service answers from its device cache by their TOAST identity.
+--
+-- Every answer is compared with the CPU engine's on the same rows, cold and
+-- warm.  The identity must tell apart a value whose id was reused after
+-- its value was deleted (an OID wraparound, made here by setting the next
+-- OID), and values rewritten by TRUNCATE, VACUUM FULL and CLUSTER.  The
+-- output is the same where there is no service (the checks of the cache
+-- itself then hold trivially), so this runs in every mode.
+--
+SELECT array_sort_gpu('{}'::int4[]) AS loaded;
+SET client_min_messages = warning;
+-- (auto: these arrays are worth the GPU)
+SET setops.gpu_min_elements = 1000;
+SELECT count(*) > 0 AND current_setting('setops.device') <> 'cpu' AS caches
+FROM setops_cache_stats() \gset
+CREATE FUNCTION pg_temp.cache(OUT hits bigint, OUT misses bigint, OUT evictions bigint,
+                              OUT within_capacity bool)
+LANGUAGE sql AS $$
+    SELECT coalesce(sum(hits), 0), coalesce(sum(misses), 0), coalesce(sum(evictions), 0),
+           coalesce(bool_and(bytes <= capacity_bytes), true)
+    FROM setops_cache_stats() $$;
+-- test hooks of the library, not part of the extension
+CREATE FUNCTION pg_temp.stored_identity(anyelement) RETURNS text
+    AS '$libdir/setops', 'setops_test_stored_identity' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.set_next_oid(oid) RETURNS void
+    AS '$libdir/setops', 'setops_test_set_next_oid' LANGUAGE C STRICT;
+
+-- Rows of arrays stored out of line: uncompressed (k, k8, p) and
+-- compressed (kc); long duplicate runs, extremes, an empty row.
+CREATE TABLE cache_t (id int, k int4[], k8 int8[], kc int4[], p packed_int4);
+ALTER TABLE cache_t ALTER k SET STORAGE EXTERNAL, ALTER k8 SET STORAGE EXTERNAL;
+INSERT INTO cache_t
+SELECT r, a, a::int8[], c, a::packed_int4
+FROM generate_series(1, 6) r,
+     LATERAL (SELECT ARRAY(SELECT ((i * (r + 3)) % 90001) / (r % 3 + 1) - 20000
+                           FROM generate_series(1, 40000 + r * 1000) i ORDER BY 1) AS a,
+                     ARRAY(SELECT i / (r + 1) FROM generate_series(1, 60000) i) AS c) s;
+INSERT INTO cache_t VALUES (7, ARRAY(SELECT CASE WHEN i < 20000 THEN -2147483648 ELSE 2147483647 END
+                                     FROM generate_series(1, 30000) i),
+                            ARRAY(SELECT CASE WHEN i < 20000 THEN -9223372036854775808 ELSE 9223372036854775807 END
+                                  FROM generate_series(1, 30000) i),
+                            '{}', '{}');
+SELECT count(*) AS rows, count(*) FILTER (WHERE pg_temp.stored_identity(k) IS NOT NULL) AS stored_k,
+       count(*) FILTER (WHERE pg_temp.stored_identity(kc) IS NOT NULL) AS stored_kc
+FROM cache_t;
+
+-- the CPU engine's answers
+SET setops.device = cpu;
+CREATE TEMP TABLE want AS
+SELECT x.id AS xid, y.id AS yid,
+       array_intersect_gpu(x.k, y.k) AS i, array_union_gpu(x.k, y.k) AS u,
+       array_difference_gpu(x.k, y.k) AS d, array_symdiff_gpu(x.k, y.k) AS s,
+       array_intersect_gpu(x.k8, y.k8) AS i8, array_symdiff_gpu(x.k8, y.k8) AS s8,
+       array_union_gpu(x.kc, y.k) AS uc, array_difference_gpu(x.p, y.p)::int4[] AS dp,
+       array_intersect_gpu(x.k, '{1,2,3,40000}'::int4[]) AS ic
+FROM cache_t x, cache_t y;
+RESET setops.device;
+
+CREATE FUNCTION pg_temp.all_right() RETURNS bool LANGUAGE sql AS $$
+    SELECT bool_and(w.i = array_intersect_gpu(x.k, y.k) AND w.u = array_union_gpu(x.k, y.k) AND
+                    w.d = array_difference_gpu(x.k, y.k) AND w.s = array_symdiff_gpu(x.k, y.k) AND
+                    w.i8 = array_intersect_gpu(x.k8, y.k8) AND w.s8 = array_symdiff_gpu(x.k8, y.k8) AND
+                    w.uc = array_union_gpu(x.kc, y.k) AND
+                    w.dp = array_difference_gpu(x.p, y.p)::int4[] AND
+                    w.ic = array_intersect_gpu(x.k, '{1,2,3,40000}'::int4[]))
+    FROM want w JOIN cache_t x ON x.id = w.xid JOIN cache_t y ON y.id = w.yid $$;
+
+SELECT hits AS hits0 FROM pg_temp.cache() \gset
+SELECT pg_temp.all_right() AS cold_right;
+SELECT pg_temp.all_right() AS warm_right;
+SELECT NOT :'caches'::bool OR hits > :hits0 AS warm_hits, within_capacity,
+       NOT :'caches'::bool OR evictions > 0 OR (SELECT min(capacity_bytes) FROM setops_cache_stats()) > 64 * 1024 * 1024
+           AS evicts_when_full
+FROM pg_temp.cache();
+-- a packed result of packed stored arguments
+SELECT bool_and(array_difference_gpu(x.p, y.p)::bytea = w.dp::packed_int4::bytea) AS packed_right
+FROM want w JOIN cache_t x ON x.id = w.xid JOIN cache_t y ON y.id = w.yid;
+
+-- Errors are the CPU engine's, cached or not: order, nulls.
+CREATE TABLE cache_bad (k int4[]);
+ALTER TABLE cache_bad ALTER k SET STORAGE EXTERNAL;
+INSERT INTO cache_bad SELECT ARRAY(SELECT CASE WHEN i = 30001 THEN 0 ELSE i END
+                                   FROM generate_series(1, 50000) i);
+SELECT array_intersect_gpu('{1}'::int4[], k) FROM cache_bad;
+SELECT array_intersect_gpu('{1}'::int4[], k) FROM cache_bad;
+UPDATE cache_bad SET k[40000] = NULL;
+SELECT array_union_gpu(k, '{1}'::int4[]) FROM cache_bad;
+
+-- A value id reused after its value was deleted: a new identity, the new
+-- value's answer.
+CREATE TABLE cache_reuse (k int4[]);
+ALTER TABLE cache_reuse ALTER k SET STORAGE EXTERNAL;
+INSERT INTO cache_reuse SELECT ARRAY(SELECT i * 2 FROM generate_series(1, 50000) i);
+CREATE TEMP TABLE evens AS SELECT ARRAY(SELECT i * 2 FROM generate_series(1, 60000) i) AS e;
+SELECT pg_temp.stored_identity(k) AS id1 FROM cache_reuse \gset
+SELECT cardinality(array_intersect_gpu(k, e)) AS before_reuse FROM cache_reuse, evens;
+SELECT cardinality(array_intersect_gpu(k, e)) AS before_reuse FROM cache_reuse, evens;
+DELETE FROM cache_reuse;
+VACUUM cache_reuse;
+SELECT pg_temp.set_next_oid(split_part(:'id1', ' ', 3)::oid);
+INSERT INTO cache_reuse SELECT ARRAY(SELECT i * 2 + 1 FROM generate_series(1, 50000) i);
+SELECT pg_temp.stored_identity(k) AS id2 FROM cache_reuse \gset
+SELECT split_part(:'id1', ' ', 3) = split_part(:'id2', ' ', 3) AS value_id_reused,
+       :'id1' <> :'id2' AS identity_differs;
+SELECT cardinality(array_intersect_gpu(k, e)) AS after_reuse FROM cache_reuse, evens;
+
+-- TRUNCATE, VACUUM FULL and CLUSTER rewrite the TOAST table.
+CREATE FUNCTION pg_temp.reuse_right() RETURNS bool LANGUAGE sql AS $$
+    -- k holds odd keys only, e even ones
+    SELECT array_symdiff_gpu(k, e) = (SELECT array_agg(v ORDER BY v) FROM
+                                      (SELECT unnest(k) v UNION ALL SELECT unnest(e)) t)
+    FROM cache_reuse, evens $$;
+SELECT pg_temp.reuse_right() AS right_before_rewrites;
+TRUNCATE cache_reuse;
+INSERT INTO cache_reuse SELECT ARRAY(SELECT i * 4 + 1 FROM generate_series(1, 50000) i);
+SELECT pg_temp.stored_identity(k) <> :'id2' AS truncate_new_identity FROM cache_reuse;
+SELECT pg_temp.reuse_right() AS right_after_truncate;
+SELECT pg_temp.stored_identity(k) AS id3 FROM cache_reuse \gset
+VACUUM FULL cache_reuse;
+SELECT pg_temp.stored_identity(k) <> :'id3' AS vacuum_full_new_identity FROM cache_reuse;
+SELECT pg_temp.reuse_right() AS right_after_vacuum_full;
+SELECT pg_temp.stored_identity(k) AS id4 FROM cache_reuse \gset
+ALTER TABLE cache_reuse ADD COLUMN n int DEFAULT 1;
+CREATE INDEX cache_reuse_n_idx ON cache_reuse (n);
+CLUSTER cache_reuse USING cache_reuse_n_idx;
+SELECT pg_temp.stored_identity(k) <> :'id4' AS cluster_new_identity FROM cache_reuse;
+SELECT pg_temp.reuse_right() AS right_after_cluster;
+
+SELECT within_capacity FROM pg_temp.cache();
+DROP TABLE cache_t, cache_bad, cache_reuse;
