@@ -28,6 +28,8 @@
 #              stopped mid-request gives a clean error and comes back
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every
 #              answer checked against the CPU engine, device memory flat
+#   cachebench a repeated query over stored 16M-key arrays: the device cache
+#              cold and warm against intarray, the CPU engine, no cache
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
 #   sqlpacked  SQL end to end from a table: packed_int4 against int4[]
 set -uo pipefail
@@ -90,6 +92,10 @@ for s in "$@"; do
 		servicebench)
 			pg_start || { status=1; continue; }
 			step servicebench bash test/bench/service_pgbench.sh 64 300 4000000
+			;;
+		cachebench)
+			pg_start || { status=1; continue; }
+			step cachebench bash test/bench/cache_bench.sh 7 16000000 4
 			;;
 		sqlbench)
 			pg_start || { status=1; continue; }
