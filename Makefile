@@ -62,6 +62,7 @@ endif
 EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/packed_test test/unit/packed_fuzz \
 	test/bench/engine_bench \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
+	test/gpu/multi_device_test \
 	test/gpu/packed_encode_test test/gpu/*.o
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -88,6 +89,9 @@ GPU_TEST_ENGINE = $(patsubst extension/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS
 test/gpu/kernel_test: test/gpu/kernel_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
 
+test/gpu/multi_device_test: test/gpu/multi_device_test.cu test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
+
 test/gpu/kernel_bench: test/gpu/kernel_bench.cu test/gpu/cuda_ok.h $(GPU_LIB)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_LIB)
 
@@ -103,7 +107,7 @@ test/gpu/packed_encode_test: test/gpu/packed_encode_test.cu test/gpu/packed_inpu
 test/gpu/packed_bench: test/gpu/packed_bench.cu test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h $(GPU_LIB) $(GPU_TEST_PACKED)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
 
-gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
+gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench test/gpu/multi_device_test test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/packed_encode_test
 .PHONY: gpu-tests
 endif

@@ -17,13 +17,79 @@ SetopsGpuInterruptFn gpu_interrupt_fn = NULL;
 static bool init_done = false;
 static int	device_count = 0;
 static char init_error[SETOPS_GPU_ERRLEN];
-/* bumped when a reset frees every device allocation */
-static uint64_t context_epoch = 1;
+/* per device: bumped when a reset frees every allocation on it */
+static uint64_t context_epoch[GPU_MAX_DEVICES];
+
+/* CUDA's current device is per host thread: so is this copy of it */
+static __thread int current_device = 0;
 
 extern "C" uint64_t
 setops_gpu_context_epoch(void)
 {
-	return context_epoch;
+	return context_epoch[current_device] + 1;
+}
+
+int
+gpu_current_device(void)
+{
+	return current_device;
+}
+
+cudaError_t
+gpu_set_device(int device)
+{
+	cudaError_t err = cudaSetDevice(device);
+
+	if (err == cudaSuccess)
+		current_device = device;
+	return err;
+}
+
+/*
+ * Let kernels on device read memory of the other devices directly (over
+ * NVLink or PCIe) where the platform allows; elsewhere copies go through
+ * cudaMemcpyPeer.
+ */
+static void
+enable_peers(int device)
+{
+	int			other;
+
+	for (other = 0; other < device_count; other++)
+	{
+		int			can = 0;
+
+		if (other == device)
+			continue;
+		if (cudaDeviceCanAccessPeer(&can, device, other) == cudaSuccess && can)
+		{
+			cudaSetDevice(device);
+			cudaDeviceEnablePeerAccess(other, 0);
+			cudaSetDevice(other);
+			cudaDeviceEnablePeerAccess(device, 0);
+		}
+	}
+	cudaGetLastError();			/* "already enabled" is no error here */
+	cudaSetDevice(current_device);
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_use_device(int index, char *errbuf, size_t errlen)
+{
+	cudaError_t err;
+
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (index < 0 || index >= device_count)
+	{
+		snprintf(errbuf, errlen, "no device %d", index);
+		return SETOPS_GPU_UNAVAILABLE;
+	}
+	err = gpu_set_device(index);
+	if (err != cudaSuccess)
+		return gpu_status_from(err, "selecting the device", errbuf, errlen);
+	gpu_pool_select(index);
+	return SETOPS_GPU_OK;
 }
 
 extern "C" void
@@ -51,11 +117,20 @@ gpu_ensure_init(char *errbuf, size_t errlen)
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		err = cudaGetDeviceCount(&device_count);
-		if (err == cudaSuccess && device_count > 0)
+		if (device_count > GPU_MAX_DEVICES)
+			device_count = GPU_MAX_DEVICES;
+		/* a context on every device now, device 0 current */
+		for (int d = device_count - 1; err == cudaSuccess && d >= 0; d--)
 		{
-			err = cudaSetDevice(0);
+			err = cudaSetDevice(d);
 			if (err == cudaSuccess)
-				err = cudaFree(0);	/* create the context now */
+				err = cudaFree(0);
+		}
+		if (err == cudaSuccess)
+		{
+			current_device = 0;
+			for (int d = 0; d < device_count; d++)
+				enable_peers(d);
 		}
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 
@@ -127,7 +202,7 @@ setops_gpu_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_
  * memory, bad arguments) clear with cudaGetLastError; a sticky one still
  * shows in cudaDeviceSynchronize, and then the device is reset and the
  * context recreated (signals blocked, as at initialisation).  The pools
- * died with the old context.
+ * on that device died with the old context.
  */
 void
 gpu_recover(void)
@@ -143,14 +218,16 @@ gpu_recover(void)
 		cudaError_t err;
 
 		gpu_pool_forget();
-		context_epoch++;
+		context_epoch[current_device]++;
 		gpu_forget_registered();
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		cudaDeviceReset();
-		err = cudaSetDevice(0);
+		err = cudaSetDevice(current_device);
 		if (err == cudaSuccess)
 			err = cudaFree(0);
+		if (err == cudaSuccess)
+			enable_peers(current_device);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		cudaGetLastError();
 

@@ -105,3 +105,29 @@ setops_gpu_keys_first_unsorted(SetopsKeyType key_type, const void *dev, int64_t 
 		*pos = (int64_t) *first;
 	return SETOPS_GPU_OK;
 }
+
+/*
+ * Copy bytes from a buffer on src_device to one on dst_device (this
+ * thread's device, whose pool's stream carries the copy).
+ */
+extern "C" SetopsGpuStatus
+setops_gpu_buffer_copy_peer(void *dst, int dst_device, const void *src, int src_device,
+							size_t bytes, char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	GpuPool    *pool;
+
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	/*
+	 * On the destination's own stream, and waited for: the pools' streams
+	 * do not wait for the legacy stream that cudaMemcpyPeer orders with.
+	 */
+	pool = gpu_pool_get(0, &status, errbuf, errlen);
+	if (pool == NULL)
+		return status;
+	CHECK_CUDA(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes, pool->stream),
+			   "copying a cached array between devices");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "copying a cached array between devices");
+	return SETOPS_GPU_OK;
+}

@@ -12,7 +12,16 @@
 
 /* ---- device.cu: initialisation and errors ---- */
 
-/* Initialise CUDA once per process; false (with the reason) when unusable. */
+#define GPU_MAX_DEVICES 8
+
+/* This thread's device (set with gpu_set_device, which selects it in CUDA). */
+int			gpu_current_device(void);
+cudaError_t gpu_set_device(int device);
+
+/*
+ * Initialise CUDA once per process, a context on every device; false (with
+ * the reason) when unusable.
+ */
 bool		gpu_ensure_init(char *errbuf, size_t errlen);
 
 /* Format a CUDA error into errbuf and classify it. */
@@ -50,6 +59,7 @@ extern SetopsGpuInterruptFn gpu_interrupt_fn;
 
 typedef struct GpuPool
 {
+	int			device;			/* where it was created */
 	cudaStream_t stream;
 	/*
 	 * upload start, decode start (uploads queued), kernel end, kernel start
@@ -70,8 +80,17 @@ typedef struct GpuPool
 GpuPool    *gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status,
 						 char *errbuf, size_t errlen);
 
-/* Forget the pool without freeing (after a device reset). */
+/* Forget the current device's pools without freeing (after its reset). */
 void		gpu_pool_forget(void);
+
+/*
+ * This thread's pool: one per device for the service's single-device work
+ * (pool i on device i), one per part of an operation split over devices.
+ * A pool is created on the thread's current device.
+ */
+#define GPU_MAX_POOLS GPU_MAX_DEVICES
+void		gpu_pool_select(int index);
+int			gpu_pool_selected(void);
 
 #define GPU_PINNED_BYTES 4096
 #define GPU_ALIGN(x) (((size_t) (x) + 255) & ~(size_t) 255)
@@ -120,6 +139,18 @@ size_t		setop_scratch_bytes(SetopsKeyType key_type, int na, int nb);
 SetopResults *setop_results(void *scratch);
 /* Enqueue the whole operation on stream: reset scratch, partition, tiles. */
 cudaError_t setop_enqueue(const SetopLaunch *l, cudaStream_t stream);
+
+/* ---- setops_api.cu: shared with multi_device.cu ---- */
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+double		gpu_host_ms(void);
+int64_t		gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type);
+bool		gpu_host_less(const void *keys, int64_t i, int64_t j, SetopsKeyType type);
+/* Split of args' host keys a, b on cross-diagonal d (Balanced Path). */
+void		gpu_host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi);
+/* The unsorted_arg / unsorted_pos answer after the device flagged disorder. */
+SetopsGpuStatus gpu_report_disorder(SetopsGpuSetopArgs *args, int flags,
+									char *errbuf, size_t errlen);
 
 /* ---- sort.cu ---- */
 

@@ -115,3 +115,34 @@ setops_gpu_keys_first_unsorted(SetopsKeyType key_type, const void *dev, int64_t 
 	snprintf(errbuf, errlen, "%s", no_cuda);
 	return SETOPS_GPU_UNAVAILABLE;
 }
+
+SetopsGpuStatus
+setops_gpu_use_device(int index, char *errbuf, size_t errlen)
+{
+	(void) index;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+SetopsGpuStatus
+setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
+						 const double *weights, char *errbuf, size_t errlen)
+{
+	(void) nparts;
+	(void) devices;
+	(void) weights;
+	return setops_gpu_setop(args, errbuf, errlen);
+}
+
+SetopsGpuStatus
+setops_gpu_buffer_copy_peer(void *dst, int dst_device, const void *src, int src_device,
+							size_t bytes, char *errbuf, size_t errlen)
+{
+	(void) dst;
+	(void) dst_device;
+	(void) src;
+	(void) src_device;
+	(void) bytes;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}

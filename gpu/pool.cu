@@ -10,23 +10,43 @@
  * cudaMalloc or cudaHostAlloc happens on the hot path.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu_internal.h"
 
 #define ARENA_ROUND ((size_t) 64 << 20)
 
-static GpuPool pool;
-static bool pool_ready = false;
+static GpuPool pools[GPU_MAX_POOLS];
+static bool pools_ready[GPU_MAX_POOLS];
+static __thread int pool_index = 0;
+
+/* the pool this thread uses (the macro names keep the code below short) */
+#define pool (pools[pool_index])
+#define pool_ready (pools_ready[pool_index])
+
+void
+gpu_pool_select(int index)
+{
+	pool_index = index >= 0 && index < GPU_MAX_POOLS ? index : 0;
+}
+
+int
+gpu_pool_selected(void)
+{
+	return pool_index;
+}
 
 void
 gpu_pool_forget(void)
 {
-	pool_ready = false;
-	pool.dev = NULL;
-	pool.dev_cap = 0;
-	pool.pinned = NULL;
-	pool.stage[0] = pool.stage[1] = NULL;
-	pool.stage_done[0] = pool.stage_done[1] = NULL;
+	int			i;
+
+	for (i = 0; i < GPU_MAX_POOLS; i++)
+		if (pools_ready[i] && pools[i].device == gpu_current_device())
+		{
+			pools_ready[i] = false;
+			memset(&pools[i], 0, sizeof(pools[i]));
+		}
 }
 
 static bool
@@ -34,6 +54,8 @@ pool_init(SetopsGpuStatus *status, char *errbuf, size_t errlen)
 {
 	cudaError_t err;
 	int			i;
+
+	pool.device = gpu_current_device();
 
 	err = cudaStreamCreateWithFlags(&pool.stream, cudaStreamNonBlocking);
 	for (i = 0; err == cudaSuccess && i < GPU_EVENTS; i++)
@@ -99,5 +121,11 @@ gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status, char *errbuf, size_t err
 extern "C" int64_t
 setops_gpu_pool_bytes(void)
 {
-	return pool_ready ? (int64_t) pool.dev_cap : 0;
+	int64_t		bytes = 0;
+	int			i;
+
+	for (i = 0; i < GPU_MAX_POOLS; i++)
+		if (pools_ready[i])
+			bytes += (int64_t) pools[i].dev_cap;
+	return bytes;
 }

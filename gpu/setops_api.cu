@@ -45,8 +45,8 @@ fault_kernel(int *p)
 	*p = 1;
 }
 
-static int64_t
-host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
+int64_t
+gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
 {
 	int64_t		i;
 
@@ -57,16 +57,16 @@ host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
 	return -1;
 }
 
-static bool
-host_less(const void *keys, int64_t i, int64_t j, SetopsKeyType type)
+bool
+gpu_host_less(const void *keys, int64_t i, int64_t j, SetopsKeyType type)
 {
 	return type == SETOPS_KEY_INT64 ? ((const int64_t *) keys)[i] < ((const int64_t *) keys)[j]
 		: ((const int32_t *) keys)[i] < ((const int32_t *) keys)[j];
 }
 
 /* Chunk boundary on diagonal d (see balanced_path.h). */
-static void
-host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi)
+void
+gpu_host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi)
 {
 	int			star = 0;
 
@@ -85,8 +85,8 @@ host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi)
 	*bi = d - *ai + star;
 }
 
-static double
-host_ms(void)
+double
+gpu_host_ms(void)
 {
 	struct timespec ts;
 
@@ -171,7 +171,7 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	}
 	l.scratch = pool->dev + off_scratch;
 
-	t_up = host_ms();
+	t_up = gpu_host_ms();
 	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
 	if (!args->a_dev)
 		CHECK_CUDA(place_input(pool, (void *) l.a, args->a, ai, a_end, ks, args->a_packed,
@@ -187,7 +187,7 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 							  nb * vs), "uploading the values of argument 2");
 	}
 	CHECK_CUDA(cudaEventRecord(pool->ev[1], pool->stream), "recording an event");
-	t_up = host_ms() - t_up;	/* the staging copies; the last DMA may still run */
+	t_up = gpu_host_ms() - t_up;	/* the staging copies; the last DMA may still run */
 	if (args->a_packed)
 		CHECK_CUDA(packed_decode_enqueue((const PackedHeader *) args->a_packed,
 										 pool->dev + off_pa, (void *) l.a, pool->stream),
@@ -237,7 +237,7 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 					 size, args->out_packed_cap);
 			return SETOPS_GPU_ERROR;
 		}
-		t_down = host_ms();
+		t_down = gpu_host_ms();
 		CHECK_CUDA(gpu_download(pool, args->out_packed, pool->dev + off_enc, size),
 				   "downloading the packed result");
 		args->out_packed_size = size;
@@ -245,7 +245,7 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	}
 	else
 	{
-		t_down = host_ms();
+		t_down = gpu_host_ms();
 		CHECK_CUDA(gpu_download(pool, (char *) args->out_keys + k * ks, l.out, res.total * ks),
 				   "downloading the result");
 	}
@@ -258,8 +258,41 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	if (args->a_packed || args->b_packed)
 		args->ms_decode += elapsed_ms(pool->ev[1], pool->ev[3]);
 	args->ms_kernel += elapsed_ms(pool->ev[3], pool->ev[2]);
-	args->ms_download += host_ms() - t_down;
+	args->ms_download += gpu_host_ms() - t_down;
 	return SETOPS_GPU_OK;
+}
+
+/*
+ * The device saw disorder somewhere (flags: bit 0 A, bit 1 B, bit 2 the
+ * partitions): find the exact first place in a plain argument; failing
+ * that, a packed argument decoded out of order (its bytes were altered) is
+ * reported with position -1.
+ */
+SetopsGpuStatus
+gpu_report_disorder(SetopsGpuSetopArgs *args, int flags, char *errbuf, size_t errlen)
+{
+	int			arg;
+
+	for (arg = 1; arg <= 2; arg++)
+	{
+		const void *keys = arg == 1 ? args->a : args->b;
+		int64_t		pos = keys ? gpu_host_first_unsorted(keys, arg == 1 ? args->na : args->nb,
+													 args->key_type) : -1;
+
+		if (pos >= 0)
+		{
+			args->unsorted_arg = arg;
+			args->unsorted_pos = pos;
+			return SETOPS_GPU_OK;
+		}
+	}
+	if (args->a_packed || args->b_packed)
+	{
+		args->unsorted_arg = args->a_packed && (flags & 1 || !args->b_packed) ? 1 : 2;
+		return SETOPS_GPU_OK;
+	}
+	snprintf(errbuf, errlen, "internal error: order flags %d on sorted input", flags);
+	return SETOPS_GPU_ERROR;
 }
 
 extern "C" SetopsGpuStatus
@@ -317,7 +350,7 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 			b_end = args->nb;
 		}
 		else
-			host_split(args, d, &a_end, &b_end);
+			gpu_host_split(args, d, &a_end, &b_end);
 		/* searches over unsorted input can go anywhere */
 		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb)
 		{
@@ -325,9 +358,9 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 			break;
 		}
 		/* the order across the chunk boundary (plain arguments only chunk) */
-		if (ai > 0 && ai < a_end && host_less(args->a, ai, ai - 1, args->key_type))
+		if (ai > 0 && ai < a_end && gpu_host_less(args->a, ai, ai - 1, args->key_type))
 			flags |= 1;
-		if (bi > 0 && bi < b_end && host_less(args->b, bi, bi - 1, args->key_type))
+		if (bi > 0 && bi < b_end && gpu_host_less(args->b, bi, bi - 1, args->key_type))
 			flags |= 2;
 
 		status = run_chunk(args, ai, a_end, bi, b_end, k, &n, &chunk_flags, errbuf, errlen);
@@ -347,35 +380,7 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	}
 
 	if (flags)
-	{
-		/*
-		 * The device saw disorder somewhere: find the exact first place in
-		 * a plain argument; failing that, a packed argument decoded out of
-		 * order (its bytes were altered) is reported with position -1.
-		 */
-		int			arg;
-
-		for (arg = 1; arg <= 2; arg++)
-		{
-			const void *keys = arg == 1 ? args->a : args->b;
-			int64_t		pos = keys ? host_first_unsorted(keys, arg == 1 ? args->na : args->nb,
-														 args->key_type) : -1;
-
-			if (pos >= 0)
-			{
-				args->unsorted_arg = arg;
-				args->unsorted_pos = pos;
-				return SETOPS_GPU_OK;
-			}
-		}
-		if (args->a_packed || args->b_packed)
-		{
-			args->unsorted_arg = args->a_packed && (flags & 1 || !args->b_packed) ? 1 : 2;
-			return SETOPS_GPU_OK;
-		}
-		snprintf(errbuf, errlen, "internal error: order flags %d on sorted input", flags);
-		return SETOPS_GPU_ERROR;
-	}
+		return gpu_report_disorder(args, flags, errbuf, errlen);
 	args->out_count = k;
 	return SETOPS_GPU_OK;
 }

@@ -54,6 +54,12 @@ extern SetopsGpuStatus setops_gpu_device_info(int index, SetopsGpuDeviceInfo *in
 											  char *errbuf, size_t errlen);
 
 /*
+ * The device this thread's later calls use (0 until set).  Every device
+ * gets its context at initialisation.
+ */
+extern SetopsGpuStatus setops_gpu_use_device(int index, char *errbuf, size_t errlen);
+
+/*
  * Called by long GPU work between chunks; returns non-zero to stop, in
  * which case the operation returns SETOPS_GPU_CANCELLED having released
  * what it holds.  (The PostgreSQL side checks for a pending interrupt and
@@ -136,6 +142,18 @@ typedef struct SetopsGpuSetopArgs
 extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
 										char *errbuf, size_t errlen);
 
+/*
+ * The same operation split over several GPUs: part i (of nparts) runs on
+ * devices[i] with a share of the inputs proportional to weights[i], all at
+ * once, and the outputs concatenate in order (Balanced Path splits: the
+ * answer is identical to one device's).  Keys in host memory only; other
+ * forms run on devices[0] alone.  A device may be named twice (parts then
+ * share it: used by tests on one GPU).
+ */
+extern SetopsGpuStatus setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts,
+												const int *devices, const double *weights,
+												char *errbuf, size_t errlen);
+
 /* Sort keys ascending in place (distinct: also drop repeats, setting *n). */
 extern SetopsGpuStatus setops_gpu_sort(SetopsKeyType key_type, void *keys,
 									   int64_t *n, int distinct,
@@ -151,7 +169,7 @@ extern SetopsGpuStatus setops_gpu_register_host(void *host, size_t bytes,
 
 /*
  * Device buffers that outlive a call (the GPU service's cache of stored
- * arrays).  A device reset (after a sticky error) frees them all: it bumps
+ * arrays), on this thread's device (setops_gpu_use_device).  A device reset (after a sticky error) frees them all: it bumps
  * setops_gpu_context_epoch(), and buffers from an earlier epoch must be
  * forgotten, not freed.
  */
@@ -160,6 +178,9 @@ extern SetopsGpuStatus setops_gpu_buffer_alloc(size_t bytes, void **dev,
 extern void setops_gpu_buffer_free(void *dev);
 extern SetopsGpuStatus setops_gpu_buffer_write(void *dev, size_t offset, const void *host,
 											   size_t bytes, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_gpu_buffer_copy_peer(void *dst, int dst_device, const void *src,
+												   int src_device, size_t bytes,
+												   char *errbuf, size_t errlen);
 extern uint64_t setops_gpu_context_epoch(void);
 
 /* First position (0-based) where device keys descend, or -1 in *pos. */

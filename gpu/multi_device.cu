@@ -1,0 +1,286 @@
+/*
+ * multi_device.cu
+ *	  One operation over several GPUs: the inputs split by Balanced Path
+ *	  into one part per device (sized by the devices' weights), each part
+ *	  run whole on its device at the same time, the parts' outputs copied
+ *	  back in order, one after the other in the output.
+ *
+ * A key-rank pair never straddles two parts (the same starred-diagonal
+ * split as between tiles and chunks), so the concatenation is the
+ * operation's answer.  One host thread per part drives its device: its
+ * uploads, kernels and downloads run on that device's copy engines and
+ * PCIe (or NVLink) link, in parallel with the others'.  A part's output
+ * stays on its device until every part has its count; then, in a second
+ * round of threads, each lands straight at its place (no second pass over
+ * the output on the host).  A thread that cannot be started has its part
+ * run by the calling thread instead.
+ *
+ * The threads call no PostgreSQL code and run with every signal blocked,
+ * so signals keep reaching the calling (PostgreSQL) thread.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+
+typedef struct PartJob
+{
+	SetopsGpuSetopArgs *args;
+	int			part;
+	int			device;
+	int64_t		ai,
+				a_end,
+				bi,
+				b_end;
+	int64_t		offset;			/* where its output goes, once all are counted */
+	GpuPool    *pool;			/* the part's pool, its output still in it */
+	SetopLaunch launch;
+	/* results */
+	int64_t		count;
+	int			flags;
+	SetopsGpuStatus status;
+	double		ms_upload;
+	double		ms_kernel;
+	double		ms_download;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+} PartJob;
+
+/* The part's work up to its count; downloads after the barrier. */
+static SetopsGpuStatus
+part_compute(PartJob *job, GpuPool **pool_out, SetopLaunch *l, char *errbuf, size_t errlen)
+{
+	SetopsGpuSetopArgs *args = job->args;
+	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	int			na = (int) (job->a_end - job->ai),
+				nb = (int) (job->b_end - job->bi);
+	int64_t		bound = setop_output_bound(args->op, na, nb);
+	size_t		off_b = GPU_ALIGN(na * ks),
+				off_out = off_b + GPU_ALIGN(nb * ks),
+				off_scratch = off_out + GPU_ALIGN(bound * ks),
+				need = off_scratch + setop_scratch_bytes(args->key_type, na, nb);
+	SetopsGpuStatus status;
+	GpuPool    *pool;
+	SetopResults res;
+	double		t0;
+
+	job->count = 0;
+	CHECK_CUDA(gpu_set_device(job->device), "selecting the device");
+	gpu_pool_select(job->part);
+	pool = gpu_pool_get(need, &status, errbuf, errlen);
+	if (pool == NULL)
+		return status;
+	*pool_out = pool;
+	memset(l, 0, sizeof(*l));
+	l->op = args->op;
+	l->key_type = args->key_type;
+	l->duplicates = !args->inputs_distinct;
+	l->a = pool->dev;
+	l->na = na;
+	l->b = pool->dev + off_b;
+	l->nb = nb;
+	l->out = pool->dev + off_out;
+	l->scratch = pool->dev + off_scratch;
+
+	t0 = gpu_host_ms();
+	CHECK_CUDA(gpu_upload(pool, (void *) l->a, (const char *) args->a + job->ai * ks, na * ks),
+			   "uploading argument 1");
+	CHECK_CUDA(gpu_upload(pool, (void *) l->b, (const char *) args->b + job->bi * ks, nb * ks),
+			   "uploading argument 2");
+	CHECK_CUDA(cudaEventRecord(pool->ev[1], pool->stream), "recording an event");
+	CHECK_CUDA(setop_enqueue(l, pool->stream), "launching the set operation");
+	CHECK_CUDA(cudaEventRecord(pool->ev[2], pool->stream), "recording an event");
+	CHECK_CUDA(cudaMemcpyAsync(pool->pinned, setop_results(l->scratch), sizeof(SetopResults),
+							   cudaMemcpyDeviceToHost, pool->stream), "reading the output count");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "running the set operation");
+	res = *(SetopResults *) pool->pinned;
+	job->ms_kernel = 0;
+	{
+		float		ms = 0;
+
+		if (cudaEventElapsedTime(&ms, pool->ev[1], pool->ev[2]) == cudaSuccess)
+			job->ms_kernel = ms;
+	}
+	job->ms_upload = gpu_host_ms() - t0 - job->ms_kernel;
+	job->flags = res.unsorted;
+	if (!res.unsorted && (res.total < 0 || res.total > bound))
+	{
+		snprintf(errbuf, errlen, "internal error: %d outputs from a bound of %lld",
+				 res.total, (long long) bound);
+		return SETOPS_GPU_ERROR;
+	}
+	job->count = res.unsorted ? 0 : res.total;
+	return SETOPS_GPU_OK;
+}
+
+/* Round 1: upload, run, count. */
+static void *
+part_count(void *arg)
+{
+	PartJob    *job = (PartJob *) arg;
+
+	job->status = part_compute(job, &job->pool, &job->launch, job->errbuf, sizeof(job->errbuf));
+	return NULL;
+}
+
+/* Round 2: the part's output to its place. */
+static void *
+part_download(void *arg)
+{
+	PartJob    *job = (PartJob *) arg;
+	size_t		ks = job->args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	double		t0 = gpu_host_ms();
+	cudaError_t err;
+
+	if (job->count == 0)
+		return NULL;
+	err = gpu_set_device(job->device);
+	gpu_pool_select(job->part);
+	if (err == cudaSuccess)
+		err = gpu_download(job->pool, (char *) job->args->out_keys + job->offset * ks,
+						   job->launch.out, job->count * ks);
+	if (err != cudaSuccess)
+	{
+		job->status = gpu_status_from(err, "downloading the result", job->errbuf,
+									  sizeof(job->errbuf));
+		gpu_recover();
+	}
+	job->ms_download = gpu_host_ms() - t0;
+	return NULL;
+}
+
+/* One round: a thread per part (signals blocked), joined. */
+static void
+run_round(PartJob *jobs, int nparts, void *(*fn) (void *))
+{
+	pthread_t	threads[GPU_MAX_POOLS];
+	bool		started[GPU_MAX_POOLS];
+	sigset_t	all,
+				old;
+	int			device = gpu_current_device(),
+				pool = gpu_pool_selected(),
+				p;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (p = 0; p < nparts; p++)
+		started[p] = pthread_create(&threads[p], NULL, fn, &jobs[p]) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (p = 0; p < nparts; p++)
+		if (!started[p])
+			fn(&jobs[p]);
+	for (p = 0; p < nparts; p++)
+		if (started[p])
+			pthread_join(threads[p], NULL);
+	/* a part run here moved this thread to its device: back */
+	gpu_set_device(device);
+	gpu_pool_select(pool);
+}
+
+/*
+ * The operation split over nparts parts, part i on devices[i] with a share
+ * of the inputs proportional to weights[i] (a device may appear twice: the
+ * tests split on one GPU).  Keys only, in host memory (pinned or not); any
+ * other form runs on devices[0] alone.
+ */
+extern "C" SetopsGpuStatus
+setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
+						 const double *weights, char *errbuf, size_t errlen)
+{
+	PartJob		jobs[GPU_MAX_POOLS];
+	double		total_weight = 0,
+				cum = 0;
+	int64_t		total = args->na + args->nb,
+				k = 0;
+	int			p,
+				flags = 0;
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	for (p = 0; p < nparts; p++)
+		total_weight += weights[p] > 0 ? weights[p] : 0;
+	/* one part, other forms, or parts the kernels cannot take whole */
+	if (nparts < 2 || nparts > GPU_MAX_POOLS || total_weight <= 0 || !args->a || !args->b ||
+		args->a_packed || args->b_packed || args->a_dev || args->b_dev || args->a_vals ||
+		args->out_packed || total > (int64_t) nparts * (INT_MAX / 4))
+	{
+		SetopsGpuStatus st = setops_gpu_use_device(devices[0], errbuf, errlen);
+
+		return st == SETOPS_GPU_OK ? setops_gpu_setop(args, errbuf, errlen) : st;
+	}
+
+	args->out_count = 0;
+	args->unsorted_arg = 0;
+	args->unsorted_pos = -1;
+	args->out_packed_size = 0;
+	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_encode = args->ms_download = 0;
+
+	/* the parts: diagonals at the weights' cumulative shares */
+	memset(jobs, 0, sizeof(jobs));
+	for (p = 0; p < nparts; p++)
+	{
+		PartJob    *job = &jobs[p];
+
+		cum += weights[p] > 0 ? weights[p] : 0;
+		job->args = args;
+		job->part = p;
+		job->device = devices[p];
+		job->ai = p == 0 ? 0 : jobs[p - 1].a_end;
+		job->bi = p == 0 ? 0 : jobs[p - 1].b_end;
+		if (p == nparts - 1)
+		{
+			job->a_end = args->na;
+			job->b_end = args->nb;
+		}
+		else
+			gpu_host_split(args, (int64_t) (total * (cum / total_weight)), &job->a_end, &job->b_end);
+		/* searches over unsorted input can go anywhere */
+		if (job->a_end < job->ai || job->b_end < job->bi || job->a_end > args->na ||
+			job->b_end > args->nb || job->a_end - job->ai + job->b_end - job->bi > INT_MAX / 2)
+			return gpu_report_disorder(args, 4, errbuf, errlen);
+		/* the order across the part boundary */
+		if (job->ai > 0 && job->ai < job->a_end && gpu_host_less(args->a, job->ai, job->ai - 1, args->key_type))
+			flags |= 1;
+		if (job->bi > 0 && job->bi < job->b_end && gpu_host_less(args->b, job->bi, job->bi - 1, args->key_type))
+			flags |= 2;
+	}
+	if (flags)
+		return gpu_report_disorder(args, flags, errbuf, errlen);
+
+	run_round(jobs, nparts, part_count);
+	for (p = 0; p < nparts; p++)
+	{
+		if (jobs[p].status != SETOPS_GPU_OK || jobs[p].flags != 0)
+			break;
+		jobs[p].offset = k;
+		k += jobs[p].count;
+	}
+	if (p == nparts)
+		run_round(jobs, nparts, part_download);
+	k = 0;
+
+	for (p = 0; p < nparts; p++)
+	{
+		PartJob    *job = &jobs[p];
+
+		if (job->status != SETOPS_GPU_OK && status == SETOPS_GPU_OK)
+		{
+			status = job->status;
+			snprintf(errbuf, errlen, "device %d: %s", job->device, job->errbuf);
+		}
+		flags |= job->flags;
+		k += job->count;
+		/* the parts ran side by side: the slowest one's times */
+		args->ms_upload = args->ms_upload > job->ms_upload ? args->ms_upload : job->ms_upload;
+		args->ms_kernel = args->ms_kernel > job->ms_kernel ? args->ms_kernel : job->ms_kernel;
+		args->ms_download = args->ms_download > job->ms_download ? args->ms_download : job->ms_download;
+	}
+	if (status != SETOPS_GPU_OK)
+		return status;
+	if (flags)
+		return gpu_report_disorder(args, flags, errbuf, errlen);
+	args->out_count = k;
+	return SETOPS_GPU_OK;
+}

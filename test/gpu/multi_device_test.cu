@@ -1,0 +1,288 @@
+/*
+ * multi_device_test.cu
+ *	  One operation split over several GPUs (setops_gpu_setop_devices)
+ *	  against the CPU engine, and its speed against one GPU.
+ *
+ *   test   every op, both key types, every input shape of testgen.h, sizes
+ *          around the split points, weights even and uneven, 2 and 3 parts:
+ *          outputs (count and keys, poisoned buffer) identical to the CPU
+ *          engine's; an inversion placed at a part boundary is found at
+ *          its exact position.  With one GPU the parts share it (the split
+ *          and concatenation are what is tested); with two, they go to
+ *          both.
+ *   bench  N + N int4 keys (about two copies per key) in registered host
+ *          memory, as the GPU service holds them: the four ops on one GPU
+ *          and split over all GPUs, medians of 5, outputs compared.
+ *
+ * Usage: multi_device_test test | bench [N]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <algorithm>
+#include <vector>
+
+#include "../../gpu/setops_gpu.h"
+extern "C"
+{
+#include "../../extension/cpu/engine.h"
+}
+#include "../common/testgen.h"
+#include "../common/testcheck.h"
+
+#include <cuda_runtime.h>
+
+
+static const char *op_names[] = {"intersect", "union", "difference", "symdiff"};
+static int	ndevices = 1;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+template <typename Key>
+static int64_t
+cpu_run(SetopsOp op, const Key *a, int64_t na, const Key *b, int64_t nb, Key *out)
+{
+	if (sizeof(Key) == 8)
+		return setops_cpu_setop_i64(op, (const int64_t *) a, na, (const int64_t *) b, nb,
+									(int64_t *) out, NULL);
+	return setops_cpu_setop_i32(op, (const int32_t *) a, na, (const int32_t *) b, nb,
+								(int32_t *) out, NULL);
+}
+
+template <typename Key>
+static void
+gen(std::vector<Key> &v, int64_t n, TestShape shape, int64_t salt)
+{
+	v.resize(n + 1);
+	if (sizeof(Key) == 8)
+		testgen_i64((int64_t *) v.data(), n, shape, salt);
+	else
+		testgen_i32((int32_t *) v.data(), n, shape, salt);
+	v.resize(n);
+}
+
+template <typename Key>
+static void
+one_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, int nparts,
+		 const double *weights, const char *what)
+{
+	int64_t		bound = setop_output_bound(op, (int64_t) a.size(), (int64_t) b.size());
+	std::vector<Key> want(bound + SETOPS_CPU_OUTPUT_SLACK);
+	std::vector<Key> got(bound + 16, (Key) 0x5A5A5A5A);
+	int64_t		n = cpu_run<Key>(op, a.data(), a.size(), b.data(), b.size(), want.data());
+	SetopsGpuSetopArgs args;
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	int			devices[3];
+	SetopsGpuStatus st;
+	int			p;
+
+	for (p = 0; p < nparts; p++)
+		devices[p] = p % ndevices;
+	memset(&args, 0, sizeof(args));
+	args.op = op;
+	args.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	args.a = a.data();
+	args.na = a.size();
+	args.b = b.data();
+	args.nb = b.size();
+	args.out_keys = got.data();
+	st = setops_gpu_setop_devices(&args, nparts, devices, weights, errbuf, sizeof(errbuf));
+	CHECK(st == SETOPS_GPU_OK, "%s %s: status %d: %s", op_names[op], what, (int) st, errbuf);
+	if (st != SETOPS_GPU_OK)
+		return;
+	CHECK(args.unsorted_arg == 0, "%s %s: reported unsorted", op_names[op], what);
+	CHECK(args.out_count == n, "%s %s: %lld outputs, CPU %lld", op_names[op], what,
+		  (long long) args.out_count, (long long) n);
+	if (args.out_count == n)
+	{
+		CHECK(std::equal(want.begin(), want.begin() + n, got.begin()), "%s %s: keys differ",
+			  op_names[op], what);
+		CHECK(got[n] == (Key) 0x5A5A5A5A, "%s %s: written past the end", op_names[op], what);
+	}
+}
+
+template <typename Key>
+static void
+test_type(void)
+{
+	static const int64_t sizes[] = {0, 1, 2, 1000, 4095, 4096, 4097, 100000, 1234567};
+	static const double even[] = {1, 1, 1};
+	static const double uneven[] = {1, 3, 2};
+	const char *tname = sizeof(Key) == 8 ? "int64" : "int32";
+
+	for (int shape = 0; shape < SHAPE_COUNT; shape++)
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		{
+			std::vector<Key> a,
+						b;
+			char		what[160];
+
+			gen<Key>(a, sizes[si], (TestShape) shape, 1);
+			gen<Key>(b, sizes[(si + 3) % (sizeof(sizes) / sizeof(sizes[0]))], (TestShape) shape, 2);
+			for (int op = 0; op < 4; op++)
+				for (int parts = 2; parts <= 3; parts++)
+					for (int w = 0; w < 2; w++)
+					{
+						snprintf(what, sizeof(what), "%s %s %zu+%zu, %d parts, %s weights", tname,
+								 testgen_shape_names[shape], a.size(), b.size(), parts,
+								 w ? "uneven" : "even");
+						one_case<Key>((SetopsOp) op, a, b, parts, w ? uneven : even, what);
+					}
+		}
+
+	/* an inversion at a part boundary (the middle, with even weights) */
+	{
+		std::vector<Key> a,
+					b;
+		SetopsGpuSetopArgs args;
+		std::vector<Key> out;
+		char		errbuf[SETOPS_GPU_ERRLEN];
+		int			devices[2] = {0, 1 % ndevices};
+		int64_t		n = 200000;
+
+		gen<Key>(a, n, SHAPE_UNIFORM_WIDE, 3);
+		gen<Key>(b, n, SHAPE_UNIFORM_WIDE, 4);
+		std::swap(a[n / 2], a[n / 2 - 1]);
+		if (a[n / 2] == a[n / 2 - 1])
+			a[n / 2] = a[n / 2 - 1] - 1;
+		out.resize(2 * n + 16);
+		memset(&args, 0, sizeof(args));
+		args.op = SETOPS_OP_UNION;
+		args.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+		args.a = a.data();
+		args.na = n;
+		args.b = b.data();
+		args.nb = n;
+		args.out_keys = out.data();
+		CHECK(setops_gpu_setop_devices(&args, 2, devices, (const double[]) {1, 1}, errbuf,
+									   sizeof(errbuf)) == SETOPS_GPU_OK, "%s inversion: %s", tname, errbuf);
+		CHECK(args.unsorted_arg == 1 && args.unsorted_pos == n / 2,
+			  "%s inversion at %lld: reported arg %d pos %lld", tname, (long long) n / 2,
+			  args.unsorted_arg, (long long) args.unsorted_pos);
+	}
+}
+
+static double
+median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return v[v.size() / 2];
+}
+
+static int
+bench(int64_t n)
+{
+	size_t		bytes = n * sizeof(int32_t);
+	/* one host block for inputs and outputs, registered as the service
+	 * registers its arena */
+	char	   *host = (char *) malloc(bytes * 6 + 4096);
+	int32_t    *a = (int32_t *) host,
+			   *b = a + n,
+			   *out1 = b + n,
+			   *out2 = out1 + 2 * n;
+	int			devices[8];
+	double		weights[8];
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	int32_t		x = 0,
+				y = 0;
+	int64_t		i;
+
+	/* ascending walks: about two copies per key, the two arrays overlapping */
+	for (i = 0; i < n; i++)
+	{
+		x += (int32_t) (testgen_rnd() % 2);
+		y += (int32_t) (testgen_rnd() % 2);
+		a[i] = x;
+		b[i] = y;
+	}
+	if (setops_gpu_register_host(host, bytes * 6, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		printf("(inputs not registered: %s)\n", errbuf);
+	for (int d = 0; d < ndevices; d++)
+	{
+		devices[d] = d;
+		weights[d] = 1;
+	}
+	printf("%lld + %lld int4 keys, %d GPU(s)\n", (long long) n, (long long) n, ndevices);
+	printf("%-10s %12s %12s %8s %10s\n", "op", "1 GPU ms", "all GPUs ms", "speedup", "outputs");
+	for (int op = 0; op < 4; op++)
+	{
+		std::vector<double> t1,
+					t2;
+		int64_t		c1 = -1,
+					c2 = -2;
+
+		for (int r = 0; r < 6; r++)
+		{
+			SetopsGpuSetopArgs args;
+			double		t0;
+
+			memset(&args, 0, sizeof(args));
+			args.op = (SetopsOp) op;
+			args.key_type = SETOPS_KEY_INT32;
+			args.a = a;
+			args.na = n;
+			args.b = b;
+			args.nb = n;
+			args.out_keys = out1;
+			setops_gpu_use_device(0, errbuf, sizeof(errbuf));
+			t0 = now_ms();
+			if (setops_gpu_setop(&args, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+			{
+				printf("one GPU failed: %s\n", errbuf);
+				return 1;
+			}
+			if (r > 0)
+				t1.push_back(now_ms() - t0);
+			c1 = args.out_count;
+			args.out_keys = out2;
+			t0 = now_ms();
+			if (setops_gpu_setop_devices(&args, ndevices, devices, weights, errbuf,
+										 sizeof(errbuf)) != SETOPS_GPU_OK)
+			{
+				printf("split failed: %s\n", errbuf);
+				return 1;
+			}
+			if (r > 0)
+				t2.push_back(now_ms() - t0);
+			c2 = args.out_count;
+		}
+		if (c1 != c2 || memcmp(out1, out2, c1 * sizeof(int32_t)) != 0)
+		{
+			printf("%s: outputs differ (%lld, %lld)\n", op_names[op], (long long) c1, (long long) c2);
+			return 1;
+		}
+		printf("%-10s %12.2f %12.2f %8.2f %10lld\n", op_names[op], median(t1), median(t2),
+			   median(t1) / median(t2), (long long) c1);
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "test";
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	ndevices = setops_gpu_device_count(errbuf, sizeof(errbuf));
+	if (ndevices == 0)
+	{
+		printf("no GPU: %s\n", errbuf);
+		return 1;
+	}
+	if (strcmp(mode, "bench") == 0)
+		return bench(argc > 2 ? atoll(argv[2]) : 200000000);
+	printf("%d GPU(s)\n", ndevices);
+	test_type<int32_t>();
+	test_type<int64_t>();
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed > 0;
+}
