@@ -11,9 +11,13 @@
  * is always a valid argument.
  *
  * Only the worker touches the cache, one request at a time, so entries
- * need no locks and one in use cannot be evicted under it.  Capacity is
- * setops.gpu_cache_size; least recently used entries go first.  The
- * figures setops_cache_stats() shows live in shared memory.
+ * need no locks and one in use cannot be evicted under it.  With several
+ * GPUs each device holds its own share: by default a quarter of its
+ * memory (so the cache holds the sum), or setops.gpu_cache_size split by
+ * the devices' weights (setops.device_weights; by default their free
+ * memory).  A new array goes to the device with the most room for its
+ * share; least recently used entries of that device make room.  The
+ * figures setops_cache_stats() shows, per device, live in shared memory.
  *
  * With setops.service_emulate (no GPU) the entries live in the worker's
  * memory and the CPU engine answers from them, so the whole protocol runs
@@ -35,6 +39,7 @@ typedef struct CacheEntry
 {
 	SetopsCacheKey key;			/* hash key: first */
 	void	   *keys;			/* device memory (host when emulating) */
+	int			device;
 	int64		n;
 	Size		bytes;
 	dlist_node	lru;			/* head: most recently used */
@@ -47,6 +52,7 @@ typedef struct PendingPut
 	bool		skip;			/* already cached: the pieces are ignored */
 	SetopsCacheKey key;
 	void	   *keys;
+	int			device;
 	int64		n;
 	Size		bytes;
 } PendingPut;
@@ -55,9 +61,11 @@ static HTAB *entries = NULL;
 static dlist_head lru = DLIST_STATIC_INIT(lru);
 static PendingPut *pending = NULL;
 static MemoryContext cache_cxt = NULL;
-static Size capacity = 0;
-static Size used = 0;
-static uint64 epoch = 0;
+static int	ndev = 0;
+static Size capacity[SERVICE_MAX_DEVICES];
+static Size used[SERVICE_MAX_DEVICES];
+static int64 nentries[SERVICE_MAX_DEVICES];
+static uint64 epoch[SERVICE_MAX_DEVICES];
 
 static bool
 emulating(void)
@@ -67,9 +75,20 @@ emulating(void)
 
 /* ---- where entries live: device memory, or worker memory when emulating ---- */
 
+/* The device's calls go to it (and its pool) from here on. */
 static SetopsGpuStatus
-store_alloc(Size bytes, void **p, char *errbuf, size_t errlen)
+use_device(int device, char *errbuf, size_t errlen)
 {
+	return emulating() ? SETOPS_GPU_OK : setops_gpu_use_device(device, errbuf, errlen);
+}
+
+static SetopsGpuStatus
+store_alloc(int device, Size bytes, void **p, char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+
+	if (status != SETOPS_GPU_OK)
+		return status;
 	if (!emulating())
 		return setops_gpu_buffer_alloc(bytes, p, errbuf, errlen);
 	*p = MemoryContextAllocExtended(cache_cxt, Max(bytes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
@@ -82,17 +101,24 @@ store_alloc(Size bytes, void **p, char *errbuf, size_t errlen)
 }
 
 static void
-store_free(void *p)
+store_free(int device, void *p)
 {
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
 	if (emulating())
 		pfree(p);
-	else
+	else if (setops_gpu_use_device(device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
 		setops_gpu_buffer_free(p);
 }
 
 static SetopsGpuStatus
-store_write(void *p, Size offset, const void *src, Size bytes, char *errbuf, size_t errlen)
+store_write(int device, void *p, Size offset, const void *src, Size bytes, char *errbuf,
+			size_t errlen)
 {
+	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+
+	if (status != SETOPS_GPU_OK)
+		return status;
 	if (!emulating())
 		return setops_gpu_buffer_write(p, offset, src, bytes, errbuf, errlen);
 	memcpy((char *) p + offset, src, bytes);
@@ -100,9 +126,13 @@ store_write(void *p, Size offset, const void *src, Size bytes, char *errbuf, siz
 }
 
 static SetopsGpuStatus
-store_first_unsorted(SetopsKeyType type, const void *p, int64 n, int64 *pos,
+store_first_unsorted(int device, SetopsKeyType type, const void *p, int64 n, int64 *pos,
 					 char *errbuf, size_t errlen)
 {
+	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+
+	if (status != SETOPS_GPU_OK)
+		return status;
 	if (!emulating())
 		return setops_gpu_keys_first_unsorted(type, p, n, pos, errbuf, errlen);
 	*pos = setops_cpu_first_unsorted(type, p, n);
@@ -112,13 +142,19 @@ store_first_unsorted(SetopsKeyType type, const void *p, int64 n, int64 *pos,
 /* ---- bookkeeping ---- */
 
 static void
-publish(void (*change) (ServiceCacheStats *s, int64 arg), int64 arg)
+publish(int device, void (*change) (ServiceCacheStats *s, int64 arg), int64 arg)
 {
+	int			d;
+
 	SpinLockAcquire(&setops_service->mutex);
-	change(&setops_service->cache[0], arg);
-	setops_service->cache[0].entries = entries ? hash_get_num_entries(entries) : 0;
-	setops_service->cache[0].bytes = used;
-	setops_service->cache[0].capacity = capacity;
+	change(&setops_service->cache[device], arg);
+	for (d = 0; d < ndev; d++)
+	{
+		setops_service->cache[d].entries = nentries[d];
+		setops_service->cache[d].bytes = used[d];
+		setops_service->cache[d].capacity = capacity[d];
+	}
+	setops_service->ncaches = ndev;
 	SpinLockRelease(&setops_service->mutex);
 }
 
@@ -149,8 +185,9 @@ static void
 drop_entry(CacheEntry *e, bool free_memory)
 {
 	if (free_memory)
-		store_free(e->keys);
-	used -= e->bytes;
+		store_free(e->device, e->keys);
+	used[e->device] -= e->bytes;
+	nentries[e->device]--;
 	dlist_delete(&e->lru);
 	hash_search(entries, &e->key, HASH_REMOVE, NULL);
 }
@@ -161,48 +198,103 @@ drop_pending(int slot_index, bool free_memory)
 	PendingPut *p = &pending[slot_index];
 
 	if (p->active && !p->skip && p->keys != NULL && free_memory)
-		store_free(p->keys);
+		store_free(p->device, p->keys);
 	if (p->active && !p->skip)
-		used -= p->bytes;
+		used[p->device] -= p->bytes;
 	memset(p, 0, sizeof(*p));
 }
 
 /*
- * A device reset (after a sticky error) freed every entry with the
- * context: forget them, do not free them.
+ * A reset of the device (after a sticky error) freed every entry on it
+ * with its context: forget them, do not free them.
  */
 static void
-check_epoch(void)
+check_epoch(int device)
 {
-	uint64		now = emulating() ? 0 : setops_gpu_context_epoch();
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	uint64		now;
+	dlist_mutable_iter iter;
 	int			i;
 
-	if (now == epoch)
+	if (emulating() || setops_gpu_use_device(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		return;
-	while (!dlist_is_empty(&lru))
-		drop_entry(dlist_container(CacheEntry, lru, dlist_tail_node(&lru)), false);
+	now = setops_gpu_context_epoch();
+	if (now == epoch[device])
+		return;
+	dlist_foreach_modify(iter, &lru)
+	{
+		CacheEntry *e = dlist_container(CacheEntry, lru, iter.cur);
+
+		if (e->device == device)
+			drop_entry(e, false);
+	}
 	for (i = 0; i < setops_service->nslots; i++)
-		drop_pending(i, false);
-	epoch = now;
-	publish(count_nothing, 0);
+		if (pending[i].active && pending[i].device == device)
+			drop_pending(i, false);
+	epoch[device] = now;
+	publish(device, count_nothing, 0);
 }
 
-/* Evict least recently used entries until bytes more fit. */
+/* The device's least recently used entry, or NULL. */
+static CacheEntry *
+oldest_on(int device)
+{
+	dlist_node *node;
+
+	if (dlist_is_empty(&lru))
+		return NULL;
+	for (node = dlist_tail_node(&lru);; node = dlist_prev_node(&lru, node))
+	{
+		CacheEntry *e = dlist_container(CacheEntry, lru, node);
+
+		if (e->device == device)
+			return e;
+		if (!dlist_has_prev(&lru, node))
+			return NULL;
+	}
+}
+
+/* Evict the device's least recently used entries until bytes more fit. */
 static bool
-make_room(Size bytes)
+make_room(int device, Size bytes)
 {
 	int64		evicted = 0;
+	CacheEntry *e;
 
-	if (bytes > capacity)
+	if (bytes > capacity[device])
 		return false;
-	while (used + bytes > capacity && !dlist_is_empty(&lru))
+	while (used[device] + bytes > capacity[device] && (e = oldest_on(device)) != NULL)
 	{
-		drop_entry(dlist_container(CacheEntry, lru, dlist_tail_node(&lru)), true);
+		drop_entry(e, true);
 		evicted++;
 	}
 	if (evicted)
-		publish(count_evictions, evicted);
-	return used + bytes <= capacity;
+		publish(device, count_evictions, evicted);
+	return used[device] + bytes <= capacity[device];
+}
+
+/* Where a new array of bytes goes: the device with the largest share free. */
+static int
+place(Size bytes)
+{
+	int			best = -1,
+				d;
+	double		best_free = -1;
+
+	for (d = 0; d < ndev; d++)
+	{
+		double		free_share;
+
+		if (bytes > capacity[d])
+			continue;
+		free_share = (double) (capacity[d] - Min(used[d], capacity[d])) / capacity[d];
+		if (free_share > best_free)
+		{
+			best = d;
+			best_free = free_share;
+		}
+	}
+	return best;
 }
 
 void
@@ -219,38 +311,50 @@ service_cache_init(void)
 	entries = hash_create("setops device cache", 1024, &ctl,
 						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	pending = MemoryContextAllocZero(cache_cxt, sizeof(PendingPut) * setops_service->nslots);
-	epoch = emulating() ? 0 : setops_gpu_context_epoch();
+	ndev = emulating() ? 1 : Min(setops_service->ndevices, SERVICE_MAX_DEVICES);
+	for (int d = 0; d < ndev; d++)
+	{
+		char		errbuf[SETOPS_GPU_ERRLEN];
+
+		if (!emulating() && setops_gpu_use_device(d, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
+			epoch[d] = setops_gpu_context_epoch();
+	}
 	service_cache_configure();
 }
 
 /*
- * Capacity from setops.gpu_cache_size (at start and on reload): -1 is a
- * quarter of the device's memory (emulating: 256 MB of the worker's).
+ * Each device's capacity (at start and on reload): setops.gpu_cache_size
+ * -1 is a quarter of each device's memory (emulating: 256 MB of the
+ * worker's); a size is split between the devices by their weights.
  */
 void
 service_cache_configure(void)
 {
-	bool		any = emulating() || setops_service->ndevices > 0;
+	double		weights[SERVICE_MAX_DEVICES];
+	double		sum = 0;
+	int			d;
 
-	if (setops_gpu_cache_size_mb >= 0)
-		capacity = (Size) setops_gpu_cache_size_mb * 1024 * 1024;
-	else if (emulating())
-		capacity = (Size) 256 * 1024 * 1024;
-	else if (setops_service->ndevices > 0)
-		capacity = (Size) (setops_service->devices[0].total_memory / 4);
-	else
-		capacity = 0;
-	if (!any)
-		capacity = 0;
-	while (used > capacity && !dlist_is_empty(&lru))
+	service_device_weights(weights, ndev);
+	for (d = 0; d < ndev; d++)
+		sum += weights[d];
+	for (d = 0; d < ndev; d++)
 	{
-		drop_entry(dlist_container(CacheEntry, lru, dlist_tail_node(&lru)), true);
-		publish(count_evictions, 1);
+		CacheEntry *e;
+
+		if (setops_gpu_cache_size_mb >= 0)
+			capacity[d] = (Size) ((double) setops_gpu_cache_size_mb * 1024 * 1024 *
+								  (sum > 0 ? weights[d] / sum : 1.0 / ndev));
+		else if (emulating())
+			capacity[d] = (Size) 256 * 1024 * 1024;
+		else
+			capacity[d] = (Size) (setops_service->devices[d].total_memory / 4);
+		while (used[d] > capacity[d] && (e = oldest_on(d)) != NULL)
+		{
+			drop_entry(e, true);
+			publish(d, count_evictions, 1);
+		}
 	}
-	SpinLockAcquire(&setops_service->mutex);
-	setops_service->ncaches = any ? 1 : 0;
-	SpinLockRelease(&setops_service->mutex);
-	publish(count_nothing, 0);
+	publish(0, count_nothing, 0);
 }
 
 /*
@@ -258,23 +362,29 @@ service_cache_configure(void)
  * this is a backend's retry after sending what was missing.
  */
 bool
-service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n, const void **keys)
+service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n, const void **keys,
+					 int *device)
 {
-	CacheEntry *e;
+	CacheEntry *e = hash_search(entries, key, HASH_FIND, NULL);
 
-	check_epoch();
-	e = hash_search(entries, key, HASH_FIND, NULL);
+	if (e != NULL)
+	{
+		check_epoch(e->device);
+		/* (a reset of its device may just have dropped it) */
+		e = hash_search(entries, key, HASH_FIND, NULL);
+	}
 	if (e == NULL)
 	{
 		if (count)
-			publish(count_misses, 1);
+			publish(0, count_misses, 1);
 		return false;
 	}
 	dlist_move_head(&lru, &e->lru);
 	*n = e->n;
 	*keys = e->keys;
+	*device = e->device;
 	if (count)
-		publish(count_hits, 1);
+		publish(e->device, count_hits, 1);
 	return true;
 }
 
@@ -293,7 +403,6 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 
-	check_epoch();
 	slot->unsorted_arg = 0;
 	slot->unsorted_pos = -1;
 	if (slot->put_offset == 0)
@@ -304,20 +413,23 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 		p->n = slot->put_total;
 		p->bytes = (Size) slot->put_total * ks;
 		p->skip = hash_search(entries, &p->key, HASH_FIND, NULL) != NULL;
+		p->device = place(p->bytes);
+		if (!p->skip && p->device >= 0)
+			check_epoch(p->device);
 		if (!p->skip)
 		{
-			if (!make_room(p->bytes))
+			if (p->device < 0 || !make_room(p->device, p->bytes))
 			{
 				snprintf(errbuf, sizeof(errbuf),
-						 "an array of %zu bytes does not fit the device cache (%zu bytes free of setops.gpu_cache_size)",
-						 p->bytes, capacity - used);
+						 "an array of %zu bytes does not fit the device cache (setops.gpu_cache_size)",
+						 p->bytes);
 				status = SETOPS_GPU_UNAVAILABLE;
 			}
 			else
 			{
-				status = store_alloc(p->bytes, &p->keys, errbuf, sizeof(errbuf));
+				status = store_alloc(p->device, p->bytes, &p->keys, errbuf, sizeof(errbuf));
 				if (status == SETOPS_GPU_OK)
-					used += p->bytes;
+					used[p->device] += p->bytes;
 			}
 			if (status != SETOPS_GPU_OK)
 				memset(p, 0, sizeof(*p));
@@ -335,15 +447,16 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 		status = SETOPS_GPU_ERROR;
 	}
 	if (status == SETOPS_GPU_OK && !p->skip)
-		status = store_write(p->keys, slot->put_offset * ks, service_slot_data(slot) + slot->off_a,
-							 slot->na * ks, errbuf, sizeof(errbuf));
+		status = store_write(p->device, p->keys, slot->put_offset * ks,
+							 service_slot_data(slot) + slot->off_a, slot->na * ks,
+							 errbuf, sizeof(errbuf));
 	/* the last piece: order checked once, then the entry answers */
 	if (status == SETOPS_GPU_OK && !p->skip && slot->put_offset + slot->na == p->n)
 	{
 		int64		pos;
 
-		status = store_first_unsorted((SetopsKeyType) slot->key_type, p->keys, p->n, &pos,
-									  errbuf, sizeof(errbuf));
+		status = store_first_unsorted(p->device, (SetopsKeyType) slot->key_type, p->keys, p->n,
+									  &pos, errbuf, sizeof(errbuf));
 		if (status == SETOPS_GPU_OK && pos >= 0)
 		{
 			slot->unsorted_arg = 1;
@@ -355,11 +468,13 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 			CacheEntry *e = hash_search(entries, &p->key, HASH_ENTER, NULL);
 
 			e->keys = p->keys;
+			e->device = p->device;
 			e->n = p->n;
 			e->bytes = p->bytes;
 			dlist_push_head(&lru, &e->lru);
+			nentries[e->device]++;
 			memset(p, 0, sizeof(*p));	/* the entry owns the memory and its bytes now */
-			publish(count_nothing, 0);
+			publish(e->device, count_nothing, 0);
 		}
 	}
 	if (status == SETOPS_GPU_OK && p->skip && slot->put_offset + slot->na == p->n)

@@ -87,7 +87,8 @@ setops_last_timing(PG_FUNCTION_ARGS)
 
 /*
  * setops_cache_stats(): the GPU service's cache of stored arrays, one row
- * per device that holds one (none without the service).
+ * per device that holds one (none without the service).  A miss counts on
+ * device 0: the array it missed has no device yet.
  */
 Datum
 setops_cache_stats(PG_FUNCTION_ARGS)

@@ -36,11 +36,15 @@
 ServiceShared *setops_service = NULL;
 
 int			setops_service_memory_mb = 1024;
+char	   *setops_device_weights = NULL;
 int			setops_service_slots = 8;
 bool		setops_service_emulate = false;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* free memory of each device when the service started: the default weights */
+static int64 start_free[SERVICE_MAX_DEVICES];
 
 /* the slot being served, for the interrupt callback */
 static ServiceSlot *serving = NULL;
@@ -152,6 +156,42 @@ publish_devices(void)
 	if (got == 0)
 		strlcpy(setops_service->unavailable, errbuf, sizeof(setops_service->unavailable));
 	SpinLockRelease(&setops_service->mutex);
+	for (i = 0; i < got; i++)
+		if (start_free[i] == 0)
+			start_free[i] = infos[i].free_memory;
+}
+
+/*
+ * Each device's weight: setops.device_weights ("2,1"; missing or bad
+ * entries count 1, with a LOG), or its free memory at service start.
+ */
+void
+service_device_weights(double *weights, int ndevices)
+{
+	const char *p = setops_device_weights;
+	int			d;
+
+	for (d = 0; d < ndevices; d++)
+		weights[d] = start_free[d] > 0 ? (double) start_free[d] : 1.0;
+	if (p == NULL || *p == '\0')
+		return;
+	for (d = 0; d < ndevices; d++)
+	{
+		char	   *end;
+		double		w = strtod(p, &end);
+
+		if (end == p || w <= 0)
+		{
+			ereport(LOG,
+					(errmsg("setops GPU service: setops.device_weights \"%s\": device %d gets weight 1",
+							setops_device_weights, d)));
+			w = 1;
+		}
+		weights[d] = w;
+		p = end;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
 }
 
 /*
@@ -242,7 +282,8 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
  * are missing (the backend sends them and asks again).
  */
 static bool
-resolve_cached(ServiceSlot *slot, const void **a, int64 *na, const void **b, int64 *nb)
+resolve_cached(ServiceSlot *slot, const void **a, int64 *na, int *a_device,
+			   const void **b, int64 *nb, int *b_device)
 {
 	bool		count = !slot->cache_retry;
 
@@ -250,11 +291,43 @@ resolve_cached(ServiceSlot *slot, const void **a, int64 *na, const void **b, int
 	*na = slot->na;
 	*nb = slot->nb;
 	slot->cache_missing = 0;
-	if (slot->a_cached && !service_cache_lookup(&slot->a_key, count, na, a))
+	if (slot->a_cached && !service_cache_lookup(&slot->a_key, count, na, a, a_device))
 		slot->cache_missing |= CACHE_MISSING_A;
-	if (slot->b_cached && !service_cache_lookup(&slot->b_key, count, nb, b))
+	if (slot->b_cached && !service_cache_lookup(&slot->b_key, count, nb, b, b_device))
 		slot->cache_missing |= CACHE_MISSING_B;
 	return slot->cache_missing == 0;
+}
+
+/* Plain operations from this many input keys on split over all devices. */
+#define SPLIT_MIN_KEYS ((int64) 4 << 20)
+
+/*
+ * The operation in args on the GPU(s): split over every device when it is
+ * large, plain keys and there are several; else on device (its cached
+ * arguments' device, or 0).
+ */
+static SetopsGpuStatus
+run_setop_on_devices(SetopsGpuSetopArgs *args, int device, char *errbuf, size_t errlen)
+{
+	int			ndev = setops_service->ndevices;
+	SetopsGpuStatus status;
+
+	if (ndev > 1 && args->na + args->nb >= SPLIT_MIN_KEYS && args->a && args->b &&
+		!args->a_vals && !args->out_packed)
+	{
+		int			devices[SERVICE_MAX_DEVICES];
+		double		weights[SERVICE_MAX_DEVICES];
+		int			d;
+
+		for (d = 0; d < ndev; d++)
+			devices[d] = d;
+		service_device_weights(weights, ndev);
+		return setops_gpu_setop_devices(args, ndev, devices, weights, errbuf, errlen);
+	}
+	status = setops_gpu_use_device(device, errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
+		return status;
+	return setops_gpu_setop(args, errbuf, errlen);
 }
 
 static void
@@ -265,6 +338,9 @@ run_request(ServiceSlot *slot, int slot_index)
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	const void *a_dev = NULL,
 			   *b_dev = NULL;
+	int			a_device = 0,
+				b_device = 0;
+	void	   *b_copy = NULL;	/* b's cached keys copied to a's device */
 	int64		na = slot->na,
 				nb = slot->nb;
 
@@ -282,7 +358,7 @@ run_request(ServiceSlot *slot, int slot_index)
 	}
 	service_cache_slot_done(slot_index);
 	if (slot->kind == REQ_SETOP && (slot->a_cached || slot->b_cached) &&
-		!resolve_cached(slot, &a_dev, &na, &b_dev, &nb))
+		!resolve_cached(slot, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
 		status = SETOPS_GPU_OK;	/* the answer is what is missing */
 	else if (slot->kind == REQ_DEVICES)
 		publish_devices();
@@ -292,8 +368,10 @@ run_request(ServiceSlot *slot, int slot_index)
 	{
 		int64_t		n = slot->na;
 
-		status = setops_gpu_sort(slot->key_type, base + slot->off_a, &n, slot->distinct,
-								 errbuf, sizeof(errbuf));
+		status = setops_gpu_use_device(0, errbuf, sizeof(errbuf));
+		if (status == SETOPS_GPU_OK)
+			status = setops_gpu_sort(slot->key_type, base + slot->off_a, &n, slot->distinct,
+									 errbuf, sizeof(errbuf));
 		slot->out_count = n;
 	}
 	else
@@ -339,7 +417,29 @@ run_request(ServiceSlot *slot, int slot_index)
 			args.out_packed = base + slot->off_out;
 			args.out_packed_cap = slot->out_packed_cap;
 		}
-		status = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+		/* cached arguments on two devices: b's keys come over to a's */
+		if (a_dev && b_dev && a_device != b_device)
+		{
+			size_t		bytes = (size_t) nb * (slot->key_type == SETOPS_KEY_INT64 ? 8 : 4);
+
+			status = setops_gpu_use_device(a_device, errbuf, sizeof(errbuf));
+			if (status == SETOPS_GPU_OK)
+				status = setops_gpu_buffer_alloc(bytes, &b_copy, errbuf, sizeof(errbuf));
+			if (status == SETOPS_GPU_OK)
+				status = setops_gpu_buffer_copy_peer(b_copy, a_device, b_dev, b_device, bytes,
+													 errbuf, sizeof(errbuf));
+			args.b_dev = b_copy;
+		}
+		if (status == SETOPS_GPU_OK)
+			status = run_setop_on_devices(&args, a_dev ? a_device : b_dev ? b_device : 0,
+										  errbuf, sizeof(errbuf));
+		if (b_copy)
+		{
+			char		ignore[SETOPS_GPU_ERRLEN];
+
+			if (setops_gpu_use_device(a_device, ignore, sizeof(ignore)) == SETOPS_GPU_OK)
+				setops_gpu_buffer_free(b_copy);
+		}
 		slot->out_count = args.out_count;
 		slot->out_packed_size = args.out_packed_size;
 		slot->ms_encode = args.ms_encode;

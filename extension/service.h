@@ -188,13 +188,18 @@ extern int	setops_service_slots;
 extern bool setops_service_emulate;
 /* PGC_SIGHUP: MB of device memory for cached arrays; -1 a quarter of it */
 extern int	setops_gpu_cache_size_mb;
+/* PGC_SIGHUP: relative weights of the devices ("" : their free memory) */
+extern char *setops_device_weights;
+
+/* gpu_service.c: each device's weight, from setops.device_weights */
+extern void service_device_weights(double *weights, int ndevices);
 
 /* device_cache.c: the worker's cache of stored arrays */
 extern void service_cache_init(void);
 extern void service_cache_configure(void);
 extern void service_cache_put(ServiceSlot *slot, int slot_index);
 extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n,
-								 const void **keys);
+								 const void **keys, int *device);
 extern void service_cache_slot_done(int slot_index);
 
 /* gpu_service.c: registration (from _PG_init) and the worker */

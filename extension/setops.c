@@ -130,6 +130,16 @@ _PG_init(void)
 								PGC_SIGHUP,
 								GUC_UNIT_MB,
 								NULL, NULL, NULL);
+		DefineCustomStringVariable("setops.device_weights",
+								   "Relative weights of the GPUs, comma-separated (\"2,1\").",
+								   "How the GPU service splits a large operation and the "
+								   "device cache between the devices.  Empty: in proportion "
+								   "to their free memory at service start.",
+								   &setops_device_weights,
+								   "",
+								   PGC_SIGHUP,
+								   0,
+								   NULL, NULL, NULL);
 		setops_service_register();
 	}
 	MarkGUCPrefixReserved("setops");
