@@ -28,6 +28,11 @@
 #              stopped mid-request gives a clean error and comes back
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every
 #              answer checked against the CPU engine, device memory flat
+#   multi      one operation split over several GPUs against the CPU engine
+#              (test/gpu/multi_device_test; with one GPU the parts share it)
+#   multibench 200M + 200M keys on one GPU and split over all of them
+#   split      inside PostgreSQL: operations the service splits over every
+#              GPU, against the CPU engine; the cache's devices
 #   cachebench a repeated query over stored 16M-key arrays: the device cache
 #              cold and warm against intarray, the CPU engine, no cache
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
@@ -92,6 +97,12 @@ for s in "$@"; do
 		servicebench)
 			pg_start || { status=1; continue; }
 			step servicebench bash test/bench/service_pgbench.sh 64 300 4000000
+			;;
+		multi) step multi test/gpu/multi_device_test test ;;
+		multibench) step multibench test/gpu/multi_device_test bench 200000000 ;;
+		split)
+			pg_start || { status=1; continue; }
+			step split bash test/gpu/pg_split_checks.sh
 			;;
 		cachebench)
 			pg_start || { status=1; continue; }
