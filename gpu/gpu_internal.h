@@ -84,11 +84,14 @@ GpuPool    *gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status,
 void		gpu_pool_forget(void);
 
 /*
- * This thread's pool: one per device for the service's single-device work
- * (pool i on device i), one per part of an operation split over devices.
- * A pool is created on the thread's current device.
+ * This thread's pool: one per device for single-device work (pool i on
+ * device i), and apart from those one per part of an operation split over
+ * devices (GPU_SPLIT_POOL + p), so that the two kinds of work do not
+ * resize each other's arenas.  A pool is created on the thread's current
+ * device.
  */
-#define GPU_MAX_POOLS GPU_MAX_DEVICES
+#define GPU_SPLIT_POOL GPU_MAX_DEVICES
+#define GPU_MAX_POOLS (2 * GPU_MAX_DEVICES)
 void		gpu_pool_select(int index);
 int			gpu_pool_selected(void);
 

@@ -67,7 +67,7 @@ part_compute(PartJob *job, GpuPool **pool_out, SetopLaunch *l, char *errbuf, siz
 
 	job->count = 0;
 	CHECK_CUDA(gpu_set_device(job->device), "selecting the device");
-	gpu_pool_select(job->part);
+	gpu_pool_select(GPU_SPLIT_POOL + job->part);
 	pool = gpu_pool_get(need, &status, errbuf, errlen);
 	if (pool == NULL)
 		return status;
@@ -136,7 +136,7 @@ part_download(void *arg)
 	if (job->count == 0)
 		return NULL;
 	err = gpu_set_device(job->device);
-	gpu_pool_select(job->part);
+	gpu_pool_select(GPU_SPLIT_POOL + job->part);
 	if (err == cudaSuccess)
 		err = gpu_download(job->pool, (char *) job->args->out_keys + job->offset * ks,
 						   job->launch.out, job->count * ks);
@@ -154,8 +154,8 @@ part_download(void *arg)
 static void
 run_round(PartJob *jobs, int nparts, void *(*fn) (void *))
 {
-	pthread_t	threads[GPU_MAX_POOLS];
-	bool		started[GPU_MAX_POOLS];
+	pthread_t	threads[GPU_MAX_DEVICES];
+	bool		started[GPU_MAX_DEVICES];
 	sigset_t	all,
 				old;
 	int			device = gpu_current_device(),
@@ -188,7 +188,7 @@ extern "C" SetopsGpuStatus
 setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
 						 const double *weights, char *errbuf, size_t errlen)
 {
-	PartJob		jobs[GPU_MAX_POOLS];
+	PartJob		jobs[GPU_MAX_DEVICES];
 	double		total_weight = 0,
 				cum = 0;
 	int64_t		total = args->na + args->nb,
@@ -202,7 +202,7 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 	for (p = 0; p < nparts; p++)
 		total_weight += weights[p] > 0 ? weights[p] : 0;
 	/* one part, other forms, or parts the kernels cannot take whole */
-	if (nparts < 2 || nparts > GPU_MAX_POOLS || total_weight <= 0 || !args->a || !args->b ||
+	if (nparts < 2 || nparts > GPU_MAX_DEVICES || total_weight <= 0 || !args->a || !args->b ||
 		args->a_packed || args->b_packed || args->a_dev || args->b_dev || args->a_vals ||
 		args->out_packed || total > (int64_t) nparts * (INT_MAX / 4))
 	{

@@ -10,9 +10,11 @@
  *          its exact position.  With one GPU the parts share it (the split
  *          and concatenation are what is tested); with two, they go to
  *          both.
- *   bench  N + N int4 keys (about two copies per key) in registered host
- *          memory, as the GPU service holds them: the four ops on one GPU
- *          and split over all GPUs, medians of 5, outputs compared.
+ *   bench  first the host link's copy rates, each device alone and all at
+ *          once; then N + N int4 keys (about two copies per key) in
+ *          registered host memory, as the GPU service holds them: the four
+ *          ops on one GPU and split over all GPUs, medians of 5, outputs
+ *          compared, with the slowest part's phases.
  *
  * Usage: multi_device_test test | bench [N]
  */
@@ -178,6 +180,60 @@ median(std::vector<double> v)
 	return v[v.size() / 2];
 }
 
+/*
+ * Host -> device copy rate from registered memory: each device alone, then
+ * all at once.  If all at once is no faster than one, the devices share
+ * the host link and no split of host-resident data can beat it.
+ */
+static void
+link_rates(const char *host, size_t bytes)
+{
+	std::vector<void *> dev(ndevices);
+	std::vector<cudaStream_t> streams(ndevices);
+	double		t0;
+
+	for (int d = 0; d < ndevices; d++)
+	{
+		cudaSetDevice(d);
+		cudaMalloc(&dev[d], bytes);
+		cudaStreamCreateWithFlags(&streams[d], cudaStreamNonBlocking);
+		cudaMemcpyAsync(dev[d], host, bytes, cudaMemcpyHostToDevice, streams[d]);	/* warm */
+		cudaStreamSynchronize(streams[d]);
+	}
+	for (int d = 0; d < ndevices; d++)
+	{
+		cudaSetDevice(d);
+		t0 = now_ms();
+		cudaMemcpyAsync(dev[d], host, bytes, cudaMemcpyHostToDevice, streams[d]);
+		cudaStreamSynchronize(streams[d]);
+		printf("host -> device %d alone: %.1f GB/s\n", d, bytes / (now_ms() - t0) / 1e6);
+		t0 = now_ms();
+		cudaMemcpyAsync((void *) host, dev[d], bytes, cudaMemcpyDeviceToHost, streams[d]);
+		cudaStreamSynchronize(streams[d]);
+		printf("device %d -> host alone: %.1f GB/s\n", d, bytes / (now_ms() - t0) / 1e6);
+	}
+	t0 = now_ms();
+	for (int d = 0; d < ndevices; d++)
+	{
+		cudaSetDevice(d);
+		cudaMemcpyAsync(dev[d], host, bytes, cudaMemcpyHostToDevice, streams[d]);
+	}
+	for (int d = 0; d < ndevices; d++)
+	{
+		cudaSetDevice(d);
+		cudaStreamSynchronize(streams[d]);
+	}
+	printf("host -> all %d devices at once: %.1f GB/s in all\n", ndevices,
+		   ndevices * bytes / (now_ms() - t0) / 1e6);
+	for (int d = 0; d < ndevices; d++)
+	{
+		cudaSetDevice(d);
+		cudaFree(dev[d]);
+		cudaStreamDestroy(streams[d]);
+	}
+	cudaSetDevice(0);
+}
+
 static int
 bench(int64_t n)
 {
@@ -211,6 +267,7 @@ bench(int64_t n)
 		devices[d] = d;
 		weights[d] = 1;
 	}
+	link_rates(host, bytes);
 	printf("%lld + %lld int4 keys, %d GPU(s)\n", (long long) n, (long long) n, ndevices);
 	printf("%-10s %12s %12s %8s %10s\n", "op", "1 GPU ms", "all GPUs ms", "speedup", "outputs");
 	for (int op = 0; op < 4; op++)
@@ -254,6 +311,9 @@ bench(int64_t n)
 			if (r > 0)
 				t2.push_back(now_ms() - t0);
 			c2 = args.out_count;
+			if (r == 5)
+				printf("  (%s split, slowest part: upload %.2f ms, kernel %.2f ms, download %.2f ms)\n",
+					   op_names[op], args.ms_upload, args.ms_kernel, args.ms_download);
 		}
 		if (c1 != c2 || memcmp(out1, out2, c1 * sizeof(int32_t)) != 0)
 		{
