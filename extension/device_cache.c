@@ -12,10 +12,10 @@
  *
  * Only the worker touches the cache, one request at a time, so entries
  * need no locks and one in use cannot be evicted under it.  With several
- * GPUs each device holds its own share: by default a quarter of its
- * memory (so the cache holds the sum), or setops.gpu_cache_size split by
- * the devices' weights (setops.device_weights; by default their free
- * memory).  A new array goes to the device with the most room for its
+ * GPUs each device holds its own share of the capacity (by default a
+ * quarter of all their memory), split by the devices' weights
+ * (setops.device_weights; by default their free memory), so the cache
+ * holds the sum of the shares.  A new array goes to the device with the most room for its
  * share; least recently used entries of that device make room.  The
  * figures setops_cache_stats() shows, per device, live in shared memory.
  *
@@ -323,31 +323,42 @@ service_cache_init(void)
 }
 
 /*
- * Each device's capacity (at start and on reload): setops.gpu_cache_size
- * -1 is a quarter of each device's memory (emulating: 256 MB of the
- * worker's); a size is split between the devices by their weights.
+ * Each device's capacity (at start and on reload): setops.gpu_cache_size,
+ * or with -1 a quarter of all the devices' memory (emulating: 256 MB of
+ * the worker's), split between the devices by their weights (by default
+ * their free memory at service start; at most half of a device's memory).
  */
 void
 service_cache_configure(void)
 {
 	double		weights[SERVICE_MAX_DEVICES];
-	double		sum = 0;
+	double		sum = 0,
+				total_memory = 0;
 	int			d;
 
 	service_device_weights(weights, ndev);
 	for (d = 0; d < ndev; d++)
+	{
 		sum += weights[d];
+		if (!emulating())
+			total_memory += setops_service->devices[d].total_memory;
+	}
 	for (d = 0; d < ndev; d++)
 	{
 		CacheEntry *e;
 
+		double		share = sum > 0 ? weights[d] / sum : 1.0 / ndev;
+
 		if (setops_gpu_cache_size_mb >= 0)
-			capacity[d] = (Size) ((double) setops_gpu_cache_size_mb * 1024 * 1024 *
-								  (sum > 0 ? weights[d] / sum : 1.0 / ndev));
+			capacity[d] = (Size) ((double) setops_gpu_cache_size_mb * 1024 * 1024 * share);
 		else if (emulating())
 			capacity[d] = (Size) 256 * 1024 * 1024;
 		else
-			capacity[d] = (Size) (setops_service->devices[d].total_memory / 4);
+		{
+			/* a quarter of all device memory, shared by weight, within each device's */
+			capacity[d] = (Size) Min(total_memory * 0.25 * share,
+									 setops_service->devices[d].total_memory * 0.5);
+		}
 		while (used[d] > capacity[d] && (e = oldest_on(d)) != NULL)
 		{
 			drop_entry(e, true);

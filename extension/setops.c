@@ -123,7 +123,7 @@ _PG_init(void)
 								"Device memory the GPU service keeps stored arrays in (MB).",
 								"Large stored arrays are kept on the device, keyed by their "
 								"TOAST identity, and evicted least recently used first. "
-								"-1: a quarter of the device's memory; 0: no cache.",
+								"-1: a quarter of the GPUs' memory; 0: no cache.",
 								&setops_gpu_cache_size_mb,
 								-1,
 								-1, INT_MAX,
