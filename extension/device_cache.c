@@ -40,6 +40,7 @@ typedef struct CacheEntry
 	SetopsCacheKey key;			/* hash key: first */
 	void	   *keys;			/* device memory (host when emulating) */
 	int			device;
+	uint64		epoch;			/* its device's context when allocated */
 	int64		n;
 	Size		bytes;
 	dlist_node	lru;			/* head: most recently used */
@@ -53,6 +54,8 @@ typedef struct PendingPut
 	SetopsCacheKey key;
 	void	   *keys;
 	int			device;
+	uint64		epoch;			/* its device's context when allocated */
+	bool		counted;		/* bytes added to used[device] */
 	int64		n;
 	Size		bytes;
 } PendingPut;
@@ -100,15 +103,28 @@ store_alloc(int device, Size bytes, void **p, char *errbuf, size_t errlen)
 	return SETOPS_GPU_OK;
 }
 
+/* Free p, allocated on device in context epoch: not if the device was reset since. */
 static void
-store_free(int device, void *p)
+store_free(int device, uint64 alloc_epoch, void *p)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
 
 	if (emulating())
 		pfree(p);
-	else if (setops_gpu_use_device(device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
+	else if (setops_gpu_use_device(device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK &&
+			 setops_gpu_context_epoch() == alloc_epoch)
 		setops_gpu_buffer_free(p);
+}
+
+/* The device's context now (0 when emulating). */
+static uint64
+current_epoch(int device)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	if (emulating() || setops_gpu_use_device(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		return 0;
+	return setops_gpu_context_epoch();
 }
 
 static SetopsGpuStatus
@@ -185,7 +201,7 @@ static void
 drop_entry(CacheEntry *e, bool free_memory)
 {
 	if (free_memory)
-		store_free(e->device, e->keys);
+		store_free(e->device, e->epoch, e->keys);
 	used[e->device] -= e->bytes;
 	nentries[e->device]--;
 	dlist_delete(&e->lru);
@@ -198,8 +214,8 @@ drop_pending(int slot_index, bool free_memory)
 	PendingPut *p = &pending[slot_index];
 
 	if (p->active && !p->skip && p->keys != NULL && free_memory)
-		store_free(p->device, p->keys);
-	if (p->active && !p->skip)
+		store_free(p->device, p->epoch, p->keys);
+	if (p->counted)
 		used[p->device] -= p->bytes;
 	memset(p, 0, sizeof(*p));
 }
@@ -418,39 +434,71 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 	slot->unsorted_pos = -1;
 	if (slot->put_offset == 0)
 	{
+		Size		bytes = (Size) slot->put_total * ks;
+		int			device = place(bytes);
+
 		drop_pending(slot_index, true);
+		/* a reset of the device drops what it held first (this put included) */
+		if (device >= 0)
+			check_epoch(device);
 		p->active = true;
 		p->key = slot->a_key;
 		p->n = slot->put_total;
-		p->bytes = (Size) slot->put_total * ks;
+		p->bytes = bytes;
+		p->device = Max(device, 0);
 		p->skip = hash_search(entries, &p->key, HASH_FIND, NULL) != NULL;
-		p->device = place(p->bytes);
-		if (!p->skip && p->device >= 0)
-			check_epoch(p->device);
 		if (!p->skip)
 		{
-			if (p->device < 0 || !make_room(p->device, p->bytes))
+			if (device < 0 || !make_room(device, bytes))
 			{
 				snprintf(errbuf, sizeof(errbuf),
 						 "an array of %zu bytes does not fit the device cache (setops.gpu_cache_size)",
-						 p->bytes);
+						 bytes);
 				status = SETOPS_GPU_UNAVAILABLE;
 			}
 			else
 			{
-				status = store_alloc(p->device, p->bytes, &p->keys, errbuf, sizeof(errbuf));
+				CacheEntry *e;
+
+				p->epoch = current_epoch(device);
+				status = store_alloc(device, bytes, &p->keys, errbuf, sizeof(errbuf));
+				/* other device memory (the pools) may leave less than capacity: evict more */
+				while (status == SETOPS_GPU_OUT_OF_MEMORY && (e = oldest_on(device)) != NULL)
+				{
+					drop_entry(e, true);
+					publish(device, count_evictions, 1);
+					status = store_alloc(device, bytes, &p->keys, errbuf, sizeof(errbuf));
+				}
+				if (status == SETOPS_GPU_OUT_OF_MEMORY)
+					status = SETOPS_GPU_UNAVAILABLE;	/* sent with the request instead */
 				if (status == SETOPS_GPU_OK)
-					used[p->device] += p->bytes;
+				{
+					used[device] += bytes;
+					p->counted = true;
+				}
 			}
 			if (status != SETOPS_GPU_OK)
 				memset(p, 0, sizeof(*p));
 		}
 	}
-	else if (!p->active || memcmp(&p->key, &slot->a_key, sizeof(SetopsCacheKey)) != 0 ||
-			 p->n != slot->put_total)
+	else
 	{
-		snprintf(errbuf, sizeof(errbuf), "internal error: a cache piece without its start");
-		status = SETOPS_GPU_ERROR;
+		bool		was_active = p->active && !p->skip;
+
+		/* a reset of the device since the first piece dropped this put */
+		if (was_active)
+			check_epoch(p->device);
+		if (was_active && !p->active)
+		{
+			snprintf(errbuf, sizeof(errbuf), "the GPU was reset while the array was being cached");
+			status = SETOPS_GPU_UNAVAILABLE;
+		}
+		else if (!p->active || memcmp(&p->key, &slot->a_key, sizeof(SetopsCacheKey)) != 0 ||
+				 p->n != slot->put_total)
+		{
+			snprintf(errbuf, sizeof(errbuf), "internal error: a cache piece without its start");
+			status = SETOPS_GPU_ERROR;
+		}
 	}
 	if (status == SETOPS_GPU_OK && slot->put_offset + slot->na > p->n)
 	{
@@ -476,16 +524,27 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 		}
 		else if (status == SETOPS_GPU_OK)
 		{
-			CacheEntry *e = hash_search(entries, &p->key, HASH_ENTER, NULL);
+			bool		found;
+			CacheEntry *e = hash_search(entries, &p->key, HASH_ENTER, &found);
 
-			e->keys = p->keys;
-			e->device = p->device;
-			e->n = p->n;
-			e->bytes = p->bytes;
-			dlist_push_head(&lru, &e->lru);
-			nentries[e->device]++;
-			memset(p, 0, sizeof(*p));	/* the entry owns the memory and its bytes now */
-			publish(e->device, count_nothing, 0);
+			if (found)
+			{
+				/* another backend cached the same array meanwhile: keep that one */
+				dlist_move_head(&lru, &e->lru);
+				drop_pending(slot_index, true);
+			}
+			else
+			{
+				e->keys = p->keys;
+				e->device = p->device;
+				e->epoch = p->epoch;
+				e->n = p->n;
+				e->bytes = p->bytes;
+				dlist_push_head(&lru, &e->lru);
+				nentries[e->device]++;
+				memset(p, 0, sizeof(*p));	/* the entry owns the memory and its bytes now */
+				publish(e->device, count_nothing, 0);
+			}
 		}
 	}
 	if (status == SETOPS_GPU_OK && p->skip && slot->put_offset + slot->na == p->n)

@@ -193,6 +193,17 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 		}
 		if (missing == 0)
 		{
+			/* arrays answered from the cache were checked when put */
+			if (use_key_a)
+			{
+				a->sorted_known = true;
+				a->first_unsorted = -1;
+			}
+			if (use_key_b)
+			{
+				b->sorted_known = true;
+				b->first_unsorted = -1;
+			}
 			gpu_answered(fname, &args, a, b, packed_size, n);
 			return 1;
 		}
@@ -210,7 +221,7 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 			status = setops_service_cache_put(k->cache_key, k->data, k->n, &pos,
 											  errbuf, sizeof(errbuf));
 			if (status == SETOPS_GPU_UNAVAILABLE && !strstr(errbuf, "not running"))
-				*use_key = false;	/* larger than the cache: sent with the request */
+				*use_key = false;	/* the cache cannot take it: sent with the request */
 			else if (status != SETOPS_GPU_OK)
 			{
 				gpu_failed(fname, status, errbuf);

@@ -182,9 +182,18 @@ service_device_weights(double *weights, int ndevices)
 
 		if (end == p || w <= 0)
 		{
-			ereport(LOG,
-					(errmsg("setops GPU service: setops.device_weights \"%s\": device %d gets weight 1",
-							setops_device_weights, d)));
+			static char *warned = NULL;
+
+			/* once per value of the setting */
+			if (warned == NULL || strcmp(warned, setops_device_weights) != 0)
+			{
+				ereport(LOG,
+						(errmsg("setops GPU service: setops.device_weights \"%s\": device %d gets weight 1",
+								setops_device_weights, d)));
+				if (warned)
+					pfree(warned);
+				warned = MemoryContextStrdup(TopMemoryContext, setops_device_weights);
+			}
 			w = 1;
 		}
 		weights[d] = w;

@@ -18,6 +18,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/ipc.h"
@@ -175,6 +176,25 @@ client_exit(int code, Datum arg)
 	my_slot = NULL;
 }
 
+/*
+ * An ERROR between a slot's requests (a cancel between chunks, say) leaves
+ * it claimed: the abort gives it back.
+ */
+static void
+client_xact_abort(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		release_slot();
+}
+
+static void
+client_subxact_abort(SubXactEvent event, SubTransactionId my_subid,
+					 SubTransactionId parent_subid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		release_slot();
+}
+
 /* A free slot, waiting (interruptibly) while all are busy. */
 static ServiceSlot *
 claim_slot(void)
@@ -182,8 +202,12 @@ claim_slot(void)
 	if (!exit_callback_set)
 	{
 		before_shmem_exit(client_exit, (Datum) 0);
+		RegisterXactCallback(client_xact_abort, NULL);
+		RegisterSubXactCallback(client_subxact_abort, NULL);
 		exit_callback_set = true;
 	}
+	/* (one left claimed by an ERROR outside a transaction) */
+	release_slot();
 	for (;;)
 	{
 		int			i;

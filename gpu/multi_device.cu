@@ -238,8 +238,15 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 			gpu_host_split(args, (int64_t) (total * (cum / total_weight)), &job->a_end, &job->b_end);
 		/* searches over unsorted input can go anywhere */
 		if (job->a_end < job->ai || job->b_end < job->bi || job->a_end > args->na ||
-			job->b_end > args->nb || job->a_end - job->ai + job->b_end - job->bi > INT_MAX / 2)
+			job->b_end > args->nb)
 			return gpu_report_disorder(args, 4, errbuf, errlen);
+		/* a part too large for one launch (skewed weights): all on one device */
+		if (job->a_end - job->ai + job->b_end - job->bi > INT_MAX / 2)
+		{
+			SetopsGpuStatus st = setops_gpu_use_device(devices[0], errbuf, errlen);
+
+			return st == SETOPS_GPU_OK ? setops_gpu_setop(args, errbuf, errlen) : st;
+		}
 		/* the order across the part boundary */
 		if (job->ai > 0 && job->ai < job->a_end && gpu_host_less(args->a, job->ai, job->ai - 1, args->key_type))
 			flags |= 1;

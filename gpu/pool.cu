@@ -83,6 +83,13 @@ gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status, char *errbuf, size_t err
 
 	if (!pool_ready && !pool_init(status, errbuf, errlen))
 		return NULL;
+	if (pool.device != gpu_current_device())
+	{
+		snprintf(errbuf, errlen, "internal error: pool %d belongs to device %d, not %d",
+				 pool_index, pool.device, gpu_current_device());
+		*status = SETOPS_GPU_ERROR;
+		return NULL;
+	}
 	if (dev_bytes == 0)
 		return &pool;			/* the stream and pinned block only */
 	if (want == 0)

@@ -128,5 +128,10 @@ CLUSTER cache_reuse USING cache_reuse_n_idx;
 SELECT pg_temp.stored_identity(k) <> :'id4' AS cluster_new_identity FROM cache_reuse;
 SELECT pg_temp.reuse_right() AS right_after_cluster;
 
+-- a cached argument with an unsorted one: the CPU engine's error
+SELECT pg_temp.reuse_right() AS cached_again;
+SELECT array_intersect_gpu(k, ARRAY[3, 2, 1]) FROM cache_reuse;
+SELECT array_union_gpu(ARRAY[5, 4], k) FROM cache_reuse;
+
 SELECT within_capacity FROM pg_temp.cache();
 DROP TABLE cache_t, cache_bad, cache_reuse;
