@@ -32,6 +32,7 @@ OBJS = \
 	extension/device_cache.o \
 	extension/stored_value.o \
 	extension/cpu/setop_engine.o \
+	extension/cpu/segmented.o \
 	extension/cpu/simd_avx2.o \
 	extension/cpu/sort.o
 
@@ -42,7 +43,8 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 WITH_CUDA ?= $(if $(wildcard $(NVCC)),yes,no)
 
-ENGINE_SRCS = extension/cpu/setop_engine.c extension/cpu/simd_avx2.c extension/cpu/sort.c
+ENGINE_SRCS = extension/cpu/setop_engine.c extension/cpu/simd_avx2.c extension/cpu/sort.c \
+	extension/cpu/segmented.c
 ENGINE_HDRS = $(wildcard extension/cpu/*.h common/*.h)
 
 ifeq ($(WITH_CUDA),yes)
@@ -59,7 +61,7 @@ else
 OBJS += gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/packed_test test/unit/packed_fuzz \
+EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz \
 	test/bench/engine_bench \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test \
@@ -121,14 +123,18 @@ PACKED_HDRS = extension/cpu/packed_codec.h common/packed_format.h test/common/te
 test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
 
+test/unit/segd_test: test/unit/segd_test.c common/segd.h test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
+	$(CC) -O2 -g -Wall -fsanitize=address,undefined -o $@ test/unit/segd_test.c $(ENGINE_SRCS)
+
 test/unit/packed_test: test/unit/packed_test.c $(PACKED_SRCS) $(PACKED_HDRS)
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/packed_test.c $(PACKED_SRCS)
 
 test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/packed_fuzz.c $(PACKED_SRCS)
 
-unittest: test/unit/engine_test test/unit/packed_test test/unit/packed_fuzz
+unittest: test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz
 	test/unit/engine_test
+	test/unit/segd_test
 	test/unit/packed_test
 	test/unit/packed_fuzz 20000
 

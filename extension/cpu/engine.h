@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "../../common/setop_kind.h"
+#include "../../common/segd.h"
 
 /*
  * Output buffers need this many elements beyond setop_output_bound(): the
@@ -46,6 +47,20 @@ extern int64_t setops_cpu_setop_i64(SetopsOp op,
  * operations (see balanced_path.h), the merge path for SETOPS_OP_MERGE.  Sets
  * *ai and *bi with *ai + *bi == d, or d + 1 on a starred diagonal.
  */
+/*
+ * A batch: pair i is a's segment i with b's segment i (as->nsegs ==
+ * bs->nsegs).  Outputs are concatenated into out, pair by pair, with
+ * out_lengths[i] pair i's count; out has room for the sum of the pairs'
+ * setop_output_bound plus SETOPS_CPU_OUTPUT_SLACK.  Returns the total.
+ * Inputs must be sorted within each segment.
+ */
+extern int64_t setops_cpu_setop_segmented_i32(SetopsOp op, const int32_t *a, const SetopsSegd *as,
+											  const int32_t *b, const SetopsSegd *bs,
+											  int32_t *out, int64_t *out_lengths);
+extern int64_t setops_cpu_setop_segmented_i64(SetopsOp op, const int64_t *a, const SetopsSegd *as,
+											  const int64_t *b, const SetopsSegd *bs,
+											  int64_t *out, int64_t *out_lengths);
+
 extern void setops_cpu_split_i32(SetopsOp op, const int32_t *a, int64_t na,
 								 const int32_t *b, int64_t nb, int64_t d,
 								 int64_t *ai, int64_t *bi);

@@ -1,0 +1,34 @@
+/*
+ * segmented.c
+ *	  Many set operations at once on the CPU engine: the pairs of a batch
+ *	  described by segment descriptors (common/segd.h).
+ *
+ * The reference and fallback of the GPU's segmented path: pair i's output
+ * follows pair i-1's, and out_lengths[i] says how long it is, so the output
+ * is itself a concatenation with a descriptor.
+ */
+#include "engine.h"
+
+#define DEFINE_SEGMENTED(SFX, KEY)												\
+int64_t																			\
+setops_cpu_setop_segmented_##SFX(SetopsOp op, const KEY *a, const SetopsSegd *as,	\
+								 const KEY *b, const SetopsSegd *bs,			\
+								 KEY *out, int64_t *out_lengths)				\
+{																				\
+	int64_t		k = 0,															\
+				i;																\
+																				\
+	for (i = 0; i < as->nsegs; i++)												\
+	{																			\
+		int64_t		n = setops_cpu_setop_##SFX(op, a + as->starts[i], as->lengths[i],	\
+											   b + bs->starts[i], bs->lengths[i],	\
+											   out + k, NULL);					\
+																				\
+		out_lengths[i] = n;														\
+		k += n;																	\
+	}																			\
+	return k;																	\
+}
+
+DEFINE_SEGMENTED(i32, int32_t)
+DEFINE_SEGMENTED(i64, int64_t)
