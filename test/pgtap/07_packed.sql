@@ -69,51 +69,21 @@ CREATE TEMP TABLE ops (op text PRIMARY KEY);
 INSERT INTO ops VALUES ('intersect'), ('union'), ('difference'), ('symdiff');
 
 -- The operations with packed arguments, by form: 'pp' (both packed, a
--- packed result, unpacked here), 'pa' and 'ap' (mixed: an array result).
-CREATE FUNCTION pg_temp.psetop(op text, form text, a int8[], b int8[]) RETURNS int8[]
+-- packed result, unpacked here), 'pa' and 'ap' (mixed: an array result);
+-- int8[] arguments go as packed_int8, int4[] ones as packed_int4.
+CREATE FUNCTION pg_temp.psetop(op text, form text, a anyarray, b anyarray) RETURNS anyarray
 LANGUAGE plpgsql STRICT AS $$
 DECLARE
-    pa packed_int8 := a;
-    pb packed_int8 := b;
+    packed text := CASE WHEN pg_typeof(a) = 'int8[]'::regtype THEN '::packed_int8'
+                        ELSE '::packed_int4' END;
+    r a%TYPE;
 BEGIN
-    IF form = 'pp' THEN
-        RETURN CASE op WHEN 'intersect' THEN array_intersect_gpu(pa, pb)
-                       WHEN 'union' THEN array_union_gpu(pa, pb)
-                       WHEN 'difference' THEN array_difference_gpu(pa, pb)
-                       WHEN 'symdiff' THEN array_symdiff_gpu(pa, pb) END::int8[];
-    ELSIF form = 'pa' THEN
-        RETURN CASE op WHEN 'intersect' THEN array_intersect_gpu(pa, b)
-                       WHEN 'union' THEN array_union_gpu(pa, b)
-                       WHEN 'difference' THEN array_difference_gpu(pa, b)
-                       WHEN 'symdiff' THEN array_symdiff_gpu(pa, b) END;
-    END IF;
-    RETURN CASE op WHEN 'intersect' THEN array_intersect_gpu(a, pb)
-                   WHEN 'union' THEN array_union_gpu(a, pb)
-                   WHEN 'difference' THEN array_difference_gpu(a, pb)
-                   WHEN 'symdiff' THEN array_symdiff_gpu(a, pb) END;
-END
-$$;
-CREATE FUNCTION pg_temp.psetop4(op text, form text, a int4[], b int4[]) RETURNS int4[]
-LANGUAGE plpgsql STRICT AS $$
-DECLARE
-    pa packed_int4 := a;
-    pb packed_int4 := b;
-BEGIN
-    IF form = 'pp' THEN
-        RETURN CASE op WHEN 'intersect' THEN array_intersect_gpu(pa, pb)
-                       WHEN 'union' THEN array_union_gpu(pa, pb)
-                       WHEN 'difference' THEN array_difference_gpu(pa, pb)
-                       WHEN 'symdiff' THEN array_symdiff_gpu(pa, pb) END::int4[];
-    ELSIF form = 'pa' THEN
-        RETURN CASE op WHEN 'intersect' THEN array_intersect_gpu(pa, b)
-                       WHEN 'union' THEN array_union_gpu(pa, b)
-                       WHEN 'difference' THEN array_difference_gpu(pa, b)
-                       WHEN 'symdiff' THEN array_symdiff_gpu(pa, b) END;
-    END IF;
-    RETURN CASE op WHEN 'intersect' THEN array_intersect_gpu(a, pb)
-                   WHEN 'union' THEN array_union_gpu(a, pb)
-                   WHEN 'difference' THEN array_difference_gpu(a, pb)
-                   WHEN 'symdiff' THEN array_symdiff_gpu(a, pb) END;
+    EXECUTE format('SELECT array_%s_gpu($1%s, $2%s)::%s', op,
+                   CASE WHEN form IN ('pp', 'pa') THEN packed ELSE '' END,
+                   CASE WHEN form IN ('pp', 'ap') THEN packed ELSE '' END,
+                   pg_typeof(a))
+        INTO r USING a, b;
+    RETURN r;
 END
 $$;
 
@@ -148,7 +118,7 @@ SELECT pg_temp.arr_is(pg_temp.psetop(o.op, f.form, c.a, c.b),
                       format('int8 %s %s: %s', f.form, o.op, c.label))
 FROM cases c JOIN expect e USING (id) CROSS JOIN ops o CROSS JOIN forms f
 ORDER BY c.id, o.op, f.form;
-SELECT pg_temp.arr_is(pg_temp.psetop4(o.op, f.form, c.a::int4[], c.b::int4[]),
+SELECT pg_temp.arr_is(pg_temp.psetop(o.op, f.form, c.a::int4[], c.b::int4[]),
                       pg_temp.ref_pick(o.op, e.i, e.u, e.d, e.s)::int4[],
                       format('int4 %s %s: %s', f.form, o.op, c.label))
 FROM cases c JOIN expect e USING (id) CROSS JOIN ops o CROSS JOIN forms f
