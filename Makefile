@@ -24,6 +24,7 @@ OBJS = \
 	extension/setop_funcs.o \
 	extension/sort_funcs.o \
 	extension/agg_funcs.o \
+	extension/batch.o \
 	extension/packed_type.o \
 	extension/cpu/packed_codec.o \
 	extension/device_funcs.o \

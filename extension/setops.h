@@ -9,6 +9,7 @@
 #include "fmgr.h"
 
 #include "../common/setop_kind.h"
+#include "../common/segd.h"
 
 /* ---- GUCs (setops.c) ---- */
 
@@ -125,6 +126,52 @@ extern int64 setops_run_sort(const char *fname, SetopsKeyType type, void *keys,
 							 int64 n, bool distinct);
 extern bool setops_gpu_usable(const char *fname, int64 nelems);
 extern int64 setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool distinct);
+
+/* ---- batches: many operations at once (batch.c) ---- */
+
+/*
+ * Pair i is a's segment i with b's segment i (common/segd.h: starts need
+ * not be prefix sums), all of one key type, each segment sorted: callers
+ * check every row as they read it, so errors name the row's argument as
+ * the plain function would.  b_shared: every pair's B is the same keys
+ * (bs.starts all 0), as when every row meets one constant.
+ */
+typedef struct SetopsBatch
+{
+	SetopsOp	op;
+	SetopsKeyType type;
+	const void *a;
+	SetopsSegd	as;
+	const void *b;
+	SetopsSegd	bs;
+	bool		b_shared;
+} SetopsBatch;
+
+/* The most outputs of the whole batch: the pairs' bounds summed. */
+extern int64 setops_batch_output_bound(const SetopsBatch *batch);
+
+/*
+ * Run every pair: the outputs are concatenated pair by pair into out
+ * (setops_batch_output_bound + SETOPS_CPU_OUTPUT_SLACK keys), out_lengths
+ * gets each pair's count.  out_pos, when not NULL (as many int64 as out),
+ * gets each output's source as a combined position within its pair
+ * (< na_i: A's, else na_i + B's), for setops_gather_values.  Each pair's
+ * answer is identical to the plain function's.  Returns the total.
+ */
+extern int64 setops_run_batch(const char *fname, const SetopsBatch *batch, void *out,
+							  int64 *out_lengths, int64 *out_pos);
+
+/*
+ * op (INTERSECT, UNION or MERGE) over nruns sorted runs held one after the
+ * other in keys (lengths[i] keys each), in log2(nruns) rounds of batches:
+ * round r combines runs 2k and 2k+1 of round r-1.  These operations are
+ * associative and commutative on multisets, so the answer is the same as
+ * folding row by row.  Returns the result (palloc'd, huge allowed, with
+ * SETOPS_CPU_OUTPUT_SLACK keys of room) and its count in *n.
+ */
+extern void *setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
+							   const void *keys, const int64 *lengths, int64 nruns,
+							   int64 *n);
 
 /* ---- helpers (setops.c) ---- */
 

@@ -52,14 +52,19 @@ extern int64_t setops_cpu_setop_i64(SetopsOp op,
  * bs->nsegs).  Outputs are concatenated into out, pair by pair, with
  * out_lengths[i] pair i's count; out has room for the sum of the pairs'
  * setop_output_bound plus SETOPS_CPU_OUTPUT_SLACK.  Returns the total.
- * Inputs must be sorted within each segment.
+ * Inputs must be sorted within each segment.  Starts need not be prefix
+ * sums: segments may overlap or repeat (every pair against one shared B
+ * has bs->starts all 0).  out_pos, when not NULL, gets each output's
+ * source as a combined position within its pair (see above).
  */
 extern int64_t setops_cpu_setop_segmented_i32(SetopsOp op, const int32_t *a, const SetopsSegd *as,
 											  const int32_t *b, const SetopsSegd *bs,
-											  int32_t *out, int64_t *out_lengths);
+											  int32_t *out, int64_t *out_lengths,
+											  int64_t *out_pos);
 extern int64_t setops_cpu_setop_segmented_i64(SetopsOp op, const int64_t *a, const SetopsSegd *as,
 											  const int64_t *b, const SetopsSegd *bs,
-											  int64_t *out, int64_t *out_lengths);
+											  int64_t *out, int64_t *out_lengths,
+											  int64_t *out_pos);
 
 extern void setops_cpu_split_i32(SetopsOp op, const int32_t *a, int64_t na,
 								 const int32_t *b, int64_t nb, int64_t d,

@@ -8,12 +8,13 @@
  * is itself a concatenation with a descriptor.
  */
 #include "engine.h"
+#include "engine_internal.h"
 
 #define DEFINE_SEGMENTED(SFX, KEY)												\
 int64_t																			\
 setops_cpu_setop_segmented_##SFX(SetopsOp op, const KEY *a, const SetopsSegd *as,	\
 								 const KEY *b, const SetopsSegd *bs,			\
-								 KEY *out, int64_t *out_lengths)				\
+								 KEY *out, int64_t *out_lengths, int64_t *out_pos)	\
 {																				\
 	int64_t		k = 0,															\
 				i;																\
@@ -22,10 +23,13 @@ setops_cpu_setop_segmented_##SFX(SetopsOp op, const KEY *a, const SetopsSegd *as
 	{																			\
 		int64_t		n = setops_cpu_setop_##SFX(op, a + as->starts[i], as->lengths[i],	\
 											   b + bs->starts[i], bs->lengths[i],	\
-											   out + k, NULL);					\
+											   out + k, out_pos ? out_pos + k : NULL);	\
 																				\
 		out_lengths[i] = n;														\
 		k += n;																	\
+		/* many small pairs are long work too */								\
+		if ((i & 4095) == 4095)													\
+			setops_cpu_check_interrupts();										\
 	}																			\
 	return k;																	\
 }

@@ -242,7 +242,7 @@ batch_##SFX(SetopsOp op, int shape, int segd_shape)								\
 	}																			\
 	out = malloc((bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(KEY));				\
 	want = malloc((bound + 1) * sizeof(KEY));									\
-	total = setops_cpu_setop_segmented_##SFX(op, a, &as, b, &bs, out, lo);		\
+	total = setops_cpu_setop_segmented_##SFX(op, a, &as, b, &bs, out, lo, NULL);		\
 	for (i = 0; i < nsegs; i++)													\
 	{																			\
 		int64_t		n = textbook_##SFX(op, a + sa[i], la[i], b + sb[i], lb[i], want + k);	\

@@ -1,0 +1,185 @@
+/*
+ * batch.c
+ *	  Many set operations at once: the batches of the per-row window
+ *	  functions and the rounds of the aggregates' final reduction.
+ *
+ * A batch runs on the GPU (one segmented launch per piece through the GPU
+ * service) when the GPU is chosen for its element total, else on the CPU
+ * engine pair by pair.  Either way each pair's answer is the plain
+ * function's.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "setops.h"
+#include "cpu/engine.h"
+
+/* The GPU side (service): true when it answered. */
+static bool
+setops_gpu_batch(const char *fname, const SetopsBatch *batch, void *out,
+				 int64 *out_lengths, int64 *out_pos, int64 *n)
+{
+	return false;
+}
+
+static bool
+setops_gpu_reduce(const char *fname, SetopsOp op, SetopsKeyType type, const void *keys,
+				  const int64 *lengths, int64 nruns, int64 total, void **result, int64 *n)
+{
+	return false;
+}
+
+int64
+setops_batch_output_bound(const SetopsBatch *batch)
+{
+	int64		bound = 0,
+				i;
+
+	for (i = 0; i < batch->as.nsegs; i++)
+		bound += setop_output_bound(batch->op, batch->as.lengths[i], batch->bs.lengths[i]);
+	return bound;
+}
+
+/* Elements the batch reads: what decides CPU or GPU. */
+static int64
+batch_elements(const SetopsBatch *batch)
+{
+	/* a shared B is read once per pair on the CPU, about once on the GPU */
+	return batch->as.total + (batch->b_shared ? batch->bs.lengths[0] : batch->bs.total);
+}
+
+static int64
+cpu_batch(const SetopsBatch *batch, void *out, int64 *out_lengths, int64 *out_pos)
+{
+	if (batch->type == SETOPS_KEY_INT64)
+		return setops_cpu_setop_segmented_i64(batch->op, batch->a, &batch->as,
+											  batch->b, &batch->bs, out, out_lengths, out_pos);
+	return setops_cpu_setop_segmented_i32(batch->op, batch->a, &batch->as,
+										  batch->b, &batch->bs, out, out_lengths, out_pos);
+}
+
+int64
+setops_run_batch(const char *fname, const SetopsBatch *batch, void *out,
+				 int64 *out_lengths, int64 *out_pos)
+{
+	int64		n;
+
+	Assert(batch->as.nsegs == batch->bs.nsegs);
+	if (batch->as.nsegs == 0)
+		return 0;
+	if (setops_gpu_usable(fname, batch_elements(batch)) &&
+		setops_gpu_batch(fname, batch, out, out_lengths, out_pos, &n))
+		return n;
+	return cpu_batch(batch, out, out_lengths, out_pos);
+}
+
+/*
+ * One round on the CPU: runs 2k and 2k+1 of cur (lengths len, m runs) into
+ * out, an odd last run copied after; returns the new run count, their
+ * lengths in out_len.
+ */
+static int64
+cpu_reduce_round(SetopsOp op, SetopsKeyType type, const char *cur, const int64 *len,
+				 int64 m, char *out, int64 *out_len)
+{
+	size_t		ks = setops_key_size(type);
+	int64		npairs = m / 2,
+				k,
+				start = 0,
+				n;
+	int64	   *a_len = palloc(sizeof(int64) * npairs * 4);
+	int64	   *b_len = a_len + npairs;
+	int64	   *a_start = b_len + npairs;
+	int64	   *b_start = a_start + npairs;
+	SetopsBatch batch;
+
+	for (k = 0; k < npairs; k++)
+	{
+		a_start[k] = start;
+		a_len[k] = len[2 * k];
+		b_start[k] = start + len[2 * k];
+		b_len[k] = len[2 * k + 1];
+		start = b_start[k] + b_len[k];
+	}
+	memset(&batch, 0, sizeof(batch));
+	batch.op = op;
+	batch.type = type;
+	batch.a = cur;
+	batch.b = cur;
+	batch.as.nsegs = batch.bs.nsegs = npairs;
+	batch.as.lengths = a_len;
+	batch.as.starts = a_start;
+	batch.bs.lengths = b_len;
+	batch.bs.starts = b_start;
+	for (k = 0; k < npairs; k++)
+	{
+		batch.as.total += a_len[k];
+		batch.bs.total += b_len[k];
+	}
+	n = cpu_batch(&batch, out, out_len, NULL);
+	if (m % 2 == 1)
+	{
+		memcpy(out + n * ks, cur + start * ks, len[m - 1] * ks);
+		out_len[npairs] = len[m - 1];
+	}
+	pfree(a_len);
+	return npairs + m % 2;
+}
+
+static void *
+cpu_reduce(SetopsOp op, SetopsKeyType type, const void *keys, const int64 *lengths,
+		   int64 nruns, int64 total, int64 *n)
+{
+	size_t		ks = setops_key_size(type);
+	size_t		bytes = (total + SETOPS_CPU_OUTPUT_SLACK) * ks;
+	char	   *buf[2];
+	const char *cur = keys;
+	int64	   *len = palloc(sizeof(int64) * nruns);
+	int64	   *next_len = palloc(sizeof(int64) * nruns);
+	int64		m = nruns;
+	int			r = 0;
+
+	buf[0] = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	buf[1] = nruns > 2 ? palloc_extended(bytes, MCXT_ALLOC_HUGE) : NULL;
+	memcpy(len, lengths, sizeof(int64) * nruns);
+	if (nruns == 1)
+		memcpy(buf[0], keys, total * ks);
+	while (m > 1)
+	{
+		int64	   *t;
+
+		m = cpu_reduce_round(op, type, cur, len, m, buf[r], next_len);
+		cur = buf[r];
+		t = len;
+		len = next_len;
+		next_len = t;
+		r ^= 1;
+		CHECK_FOR_INTERRUPTS();
+	}
+	*n = len[0];
+	/* the buffer not holding the answer goes */
+	if (buf[1])
+		pfree(cur == buf[0] ? buf[1] : buf[0]);
+	pfree(len);
+	pfree(next_len);
+	return nruns == 1 ? buf[0] : (void *) cur;
+}
+
+void *
+setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
+				  const void *keys, const int64 *lengths, int64 nruns, int64 *n)
+{
+	int64		total = 0,
+				i;
+	void	   *result;
+
+	Assert(op == SETOPS_OP_INTERSECT || op == SETOPS_OP_UNION || op == SETOPS_OP_MERGE);
+	Assert(nruns > 0);
+	for (i = 0; i < nruns; i++)
+		total += lengths[i];
+	if (nruns > 1 && setops_gpu_usable(fname, total) &&
+		setops_gpu_reduce(fname, op, type, keys, lengths, nruns, total, &result, n))
+		return result;
+	return cpu_reduce(op, type, keys, lengths, nruns, total, n);
+}
