@@ -30,6 +30,7 @@ OBJS = \
 	extension/device_funcs.o \
 	extension/gpu_service.o \
 	extension/service_client.o \
+	extension/service_batch.o \
 	extension/device_cache.o \
 	extension/stored_value.o \
 	extension/cpu/setop_engine.o \
@@ -65,7 +66,7 @@ endif
 EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz \
 	test/bench/engine_bench \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
-	test/gpu/multi_device_test \
+	test/gpu/multi_device_test test/gpu/batch_test \
 	test/gpu/packed_encode_test test/gpu/*.o
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -95,6 +96,9 @@ test/gpu/kernel_test: test/gpu/kernel_test.cu test/gpu/cuda_ok.h test/common/tes
 test/gpu/multi_device_test: test/gpu/multi_device_test.cu test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
 
+test/gpu/batch_test: test/gpu/batch_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
+
 test/gpu/kernel_bench: test/gpu/kernel_bench.cu test/gpu/cuda_ok.h $(GPU_LIB)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_LIB)
 
@@ -110,7 +114,7 @@ test/gpu/packed_encode_test: test/gpu/packed_encode_test.cu test/gpu/packed_inpu
 test/gpu/packed_bench: test/gpu/packed_bench.cu test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h $(GPU_LIB) $(GPU_TEST_PACKED)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
 
-gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench test/gpu/multi_device_test test/gpu/packed_decode_test test/gpu/packed_bench \
+gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench test/gpu/multi_device_test test/gpu/batch_test test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/packed_encode_test
 .PHONY: gpu-tests
 endif

@@ -53,6 +53,19 @@ setops_gpu_buffer_write(void *dev, size_t offset, const void *host, size_t bytes
 	return SETOPS_GPU_OK;
 }
 
+extern "C" SetopsGpuStatus
+setops_gpu_buffer_read(const void *dev, size_t offset, void *host, size_t bytes,
+					   char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, errlen);
+
+	if (pool == NULL)
+		return status;
+	CHECK_CUDA(gpu_download(pool, host, (const char *) dev + offset, bytes), "reading a device buffer");
+	return SETOPS_GPU_OK;
+}
+
 /* The smallest i in [1, n) with keys[i] < keys[i - 1], into *first (n: none). */
 template <typename Key>
 __global__ void

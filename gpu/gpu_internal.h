@@ -143,6 +143,54 @@ SetopResults *setop_results(void *scratch);
 /* Enqueue the whole operation on stream: reset scratch, partition, tiles. */
 cudaError_t setop_enqueue(const SetopLaunch *l, cudaStream_t stream);
 
+/* ---- batch_kernel.cu: segmented launches over many pairs ---- */
+
+/* The non-empty pairs of a batch, as the kernels see them. */
+typedef struct BatchPairs
+{
+	int			npairs;
+	const int  *a_start;		/* into the A buffer */
+	const int  *a_len;
+	const int  *b_start;		/* into the B buffer */
+	const int  *b_len;
+	const int  *work_start;		/* npairs + 1: prefix of a_len + b_len (probe: a_len) */
+} BatchPairs;
+
+/* Where a tile boundary falls: its pair, and the Balanced Path split in it. */
+typedef struct BatchBoundary
+{
+	int			pair;
+	int			ai;
+	int			bi;
+} BatchBoundary;
+
+typedef struct BatchLaunchParams
+{
+	const void *a;
+	const void *b;
+	BatchPairs	pairs;
+	int			num_tiles;
+	void	   *out;			/* keys */
+	int		   *out_pos;		/* NULL, or each output's position in its pair */
+	int		   *out_start;		/* npairs: where each pair's outputs begin */
+	/* in the scratch (batch_enqueue sets them) */
+	SetopResults *results;
+	int		   *counter;
+	unsigned long long *descriptors;
+	BatchBoundary *boundaries;
+} BatchLaunchParams;
+
+/* Work elements per tile, and the scratch a launch of num_tiles needs. */
+int			batch_tile_elements(SetopsKeyType key_type);
+size_t		batch_scratch_bytes(int num_tiles);
+
+/*
+ * Enqueue one segmented launch (probe: the shared-B kernel, intersection
+ * and difference only); the output count lands in setop_results(scratch).
+ */
+cudaError_t batch_enqueue(SetopsOp op, SetopsKeyType key_type, bool probe,
+						  BatchLaunchParams p, void *scratch, cudaStream_t stream);
+
 /* ---- setops_api.cu: shared with multi_device.cu ---- */
 
 /* Milliseconds of CLOCK_MONOTONIC. */

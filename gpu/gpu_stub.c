@@ -146,3 +146,40 @@ setops_gpu_buffer_copy_peer(void *dst, int dst_device, const void *src, int src_
 	snprintf(errbuf, errlen, "%s", no_cuda);
 	return SETOPS_GPU_UNAVAILABLE;
 }
+
+SetopsGpuStatus
+setops_gpu_buffer_read(const void *dev, size_t offset, void *host, size_t bytes,
+					   char *errbuf, size_t errlen)
+{
+	(void) dev;
+	(void) offset;
+	(void) host;
+	(void) bytes;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+SetopsGpuStatus
+setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
+{
+	(void) args;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+SetopsGpuStatus
+setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *spare,
+						 const int64_t *lengths, int64_t nruns, int *result_in_spare,
+						 int64_t *n, char *errbuf, size_t errlen)
+{
+	(void) op;
+	(void) key_type;
+	(void) cur;
+	(void) spare;
+	(void) lengths;
+	(void) nruns;
+	*result_in_spare = 0;
+	*n = 0;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}

@@ -154,6 +154,58 @@ extern SetopsGpuStatus setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int np
 												const int *devices, const double *weights,
 												char *errbuf, size_t errlen);
 
+/*
+ * A batch of operations in one launch: pair i is A's keys
+ * a[a_start[i], + a_len[i]) with B's b[b_start[i], + b_len[i]) (host
+ * memory; starts need not be prefix sums, and with b_shared every pair's B
+ * is the same).  Each segment must be sorted (the caller checks).  Outputs
+ * are concatenated pair by pair into out_keys (room for the pairs'
+ * setop_output_bound summed), out_lengths[i] gets pair i's count, out_pos
+ * (NULL, or as many int64) each output's position within its pair (< a_len:
+ * A's, else a_len + B's).  One launch: a_keys, b_keys and the outputs must
+ * each stay below INT_MAX / 2 elements (callers split larger batches).
+ */
+typedef struct SetopsGpuBatchArgs
+{
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	const void *a;
+	int64_t		a_keys;			/* keys in a, all uploaded */
+	const void *b;
+	int64_t		b_keys;
+	int64_t		npairs;
+	const int64_t *a_start;
+	const int64_t *a_len;
+	const int64_t *b_start;
+	const int64_t *b_len;
+	int			b_shared;
+	void	   *out_keys;
+	int64_t    *out_lengths;
+	int64_t    *out_pos;
+	/* results */
+	int64_t		out_count;
+	double		ms_upload;
+	double		ms_kernel;
+	double		ms_download;
+} SetopsGpuBatchArgs;
+
+extern SetopsGpuStatus setops_gpu_setop_batch(SetopsGpuBatchArgs *args,
+											  char *errbuf, size_t errlen);
+
+/*
+ * op (INTERSECT, UNION or MERGE) over nruns sorted runs held end to end in
+ * the device buffer cur (lengths on the host), in log2(nruns) rounds of
+ * batched launches, each round writing into the other buffer: spare, as
+ * large as cur.  *result_in_spare says which buffer holds the answer (its
+ * *n keys, from offset 0).  Both buffers are this thread's device's
+ * (setops_gpu_buffer_alloc); fewer than INT_MAX / 2 keys in all.
+ */
+extern SetopsGpuStatus setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type,
+												void *cur, void *spare,
+												const int64_t *lengths, int64_t nruns,
+												int *result_in_spare, int64_t *n,
+												char *errbuf, size_t errlen);
+
 /* Sort keys ascending in place (distinct: also drop repeats, setting *n). */
 extern SetopsGpuStatus setops_gpu_sort(SetopsKeyType key_type, void *keys,
 									   int64_t *n, int distinct,
@@ -176,6 +228,8 @@ extern SetopsGpuStatus setops_gpu_register_host(void *host, size_t bytes,
 extern SetopsGpuStatus setops_gpu_buffer_alloc(size_t bytes, void **dev,
 											   char *errbuf, size_t errlen);
 extern void setops_gpu_buffer_free(void *dev);
+extern SetopsGpuStatus setops_gpu_buffer_read(const void *dev, size_t offset, void *host,
+											  size_t bytes, char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_gpu_buffer_write(void *dev, size_t offset, const void *host,
 											   size_t bytes, char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_gpu_buffer_copy_peer(void *dst, int dst_device, const void *src,
