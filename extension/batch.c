@@ -14,21 +14,7 @@
 
 #include "setops.h"
 #include "cpu/engine.h"
-
-/* The GPU side (service): true when it answered. */
-static bool
-setops_gpu_batch(const char *fname, const SetopsBatch *batch, void *out,
-				 int64 *out_lengths, int64 *out_pos, int64 *n)
-{
-	return false;
-}
-
-static bool
-setops_gpu_reduce(const char *fname, SetopsOp op, SetopsKeyType type, const void *keys,
-				  const int64 *lengths, int64 nruns, int64 total, void **result, int64 *n)
-{
-	return false;
-}
+#include "service.h"
 
 int64
 setops_batch_output_bound(const SetopsBatch *batch)
@@ -59,6 +45,83 @@ cpu_batch(const SetopsBatch *batch, void *out, int64 *out_lengths, int64 *out_po
 										  batch->b, &batch->bs, out, out_lengths, out_pos);
 }
 
+/*
+ * The GPU's answer through the service, slot-sized requests of whole
+ * pairs; a pair too large for a slot goes alone through the plain path
+ * (keys) or the CPU engine (positions).  False when the GPU failed and the
+ * CPU is to answer (auto mode).
+ */
+static bool
+gpu_batch(const char *fname, const SetopsBatch *batch, void *out, int64 *out_lengths,
+		  int64 *out_pos, int64 *n)
+{
+	size_t		ks = setops_key_size(batch->type);
+	int64		p = 0,
+				k = 0;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	while (p < batch->as.nsegs)
+	{
+		int64		next,
+					m;
+		SetopsGpuStatus status = setops_service_batch(batch, p, &next, (char *) out + k * ks,
+													  out_lengths, out_pos ? out_pos + k : NULL,
+													  &m, errbuf, sizeof(errbuf));
+
+		if (status != SETOPS_GPU_OK)
+		{
+			setops_gpu_failed(fname, status, errbuf);
+			return false;
+		}
+		if (next == p)
+		{
+			const void *a = (const char *) batch->a + batch->as.starts[p] * ks;
+			const void *b = (const char *) batch->b + batch->bs.starts[p] * ks;
+			SetopsKeys	ka = {batch->type, batch->as.lengths[p], a, 1, true, -1, false};
+			SetopsKeys	kb = {batch->type, batch->bs.lengths[p], b, 2, true, -1, false};
+
+			if (out_pos == NULL)
+				m = setops_run_setop(fname, batch->op, &ka, &kb, (char *) out + k * ks);
+			else if (batch->type == SETOPS_KEY_INT64)
+				m = setops_cpu_setop_i64(batch->op, a, ka.n, b, kb.n,
+										 (int64 *) out + k, out_pos + k);
+			else
+				m = setops_cpu_setop_i32(batch->op, a, ka.n, b, kb.n,
+										 (int32 *) out + k, out_pos + k);
+			out_lengths[p] = m;
+			next = p + 1;
+		}
+		k += m;
+		p = next;
+		CHECK_FOR_INTERRUPTS();
+	}
+	setops_last.on_gpu = true;
+	*n = k;
+	return true;
+}
+
+/* The GPU's reduction through the service; false when the CPU is to answer. */
+static bool
+gpu_reduce(const char *fname, SetopsOp op, SetopsKeyType type, const void *keys,
+		   const int64 *lengths, int64 nruns, int64 total, void **result, int64 *n)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+
+	/* beyond one launch's indices, or lengths beyond a slot: the CPU rounds */
+	if (!setops_service_reduce_fits(type, total, nruns))
+		return false;
+	status = setops_service_reduce(op, type, keys, lengths, nruns, total, result, n,
+								   errbuf, sizeof(errbuf));
+	if (status != SETOPS_GPU_OK)
+	{
+		setops_gpu_failed(fname, status, errbuf);
+		return false;
+	}
+	setops_last.on_gpu = true;
+	return true;
+}
+
 int64
 setops_run_batch(const char *fname, const SetopsBatch *batch, void *out,
 				 int64 *out_lengths, int64 *out_pos)
@@ -69,7 +132,7 @@ setops_run_batch(const char *fname, const SetopsBatch *batch, void *out,
 	if (batch->as.nsegs == 0)
 		return 0;
 	if (setops_gpu_usable(fname, batch_elements(batch)) &&
-		setops_gpu_batch(fname, batch, out, out_lengths, out_pos, &n))
+		gpu_batch(fname, batch, out, out_lengths, out_pos, &n))
 		return n;
 	return cpu_batch(batch, out, out_lengths, out_pos);
 }
@@ -127,9 +190,9 @@ cpu_reduce_round(SetopsOp op, SetopsKeyType type, const char *cur, const int64 *
 	return npairs + m % 2;
 }
 
-static void *
-cpu_reduce(SetopsOp op, SetopsKeyType type, const void *keys, const int64 *lengths,
-		   int64 nruns, int64 total, int64 *n)
+void *
+setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys, const int64 *lengths,
+					 int64 nruns, int64 total, int64 *n)
 {
 	size_t		ks = setops_key_size(type);
 	size_t		bytes = (total + SETOPS_CPU_OUTPUT_SLACK) * ks;
@@ -179,7 +242,7 @@ setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
 	for (i = 0; i < nruns; i++)
 		total += lengths[i];
 	if (nruns > 1 && setops_gpu_usable(fname, total) &&
-		setops_gpu_reduce(fname, op, type, keys, lengths, nruns, total, &result, n))
+		gpu_reduce(fname, op, type, keys, lengths, nruns, total, &result, n))
 		return result;
-	return cpu_reduce(op, type, keys, lengths, nruns, total, n);
+	return setops_reduce_on_cpu(op, type, keys, lengths, nruns, total, n);
 }

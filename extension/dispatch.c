@@ -56,8 +56,8 @@ setops_gpu_usable(const char *fname, int64 nelems)
  * A GPU call did not succeed.  Returns to let the CPU answer (auto), or
  * raises an ERROR (gpu mode, or a cancel).
  */
-static void
-gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
+void
+setops_gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
 {
 	if (status == SETOPS_GPU_CANCELLED)
 	{
@@ -188,7 +188,7 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 			return 0;
 		if (status != SETOPS_GPU_OK)
 		{
-			gpu_failed(fname, status, errbuf);
+			setops_gpu_failed(fname, status, errbuf);
 			return -1;
 		}
 		if (missing == 0)
@@ -224,7 +224,7 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 				*use_key = false;	/* the cache cannot take it: sent with the request */
 			else if (status != SETOPS_GPU_OK)
 			{
-				gpu_failed(fname, status, errbuf);
+				setops_gpu_failed(fname, status, errbuf);
 				return -1;
 			}
 			else if (pos >= 0)
@@ -300,7 +300,7 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 	status = setops_service_setop(&args, errbuf, sizeof(errbuf));
 	if (status != SETOPS_GPU_OK)
 	{
-		gpu_failed(fname, status, errbuf);
+		setops_gpu_failed(fname, status, errbuf);
 		return false;
 	}
 	gpu_answered(fname, &args, a, b, packed_size, n);
@@ -403,7 +403,7 @@ setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 
 		if (status == SETOPS_GPU_OK)
 			return m;
-		gpu_failed(fname, status, errbuf);
+		setops_gpu_failed(fname, status, errbuf);
 	}
 
 	return setops_sort_on_cpu(type, keys, n, distinct);

@@ -366,6 +366,18 @@ run_request(ServiceSlot *slot, int slot_index)
 		return;
 	}
 	service_cache_slot_done(slot_index);
+	if (slot->kind == REQ_STAGE_PUT || slot->kind == REQ_REDUCE || slot->kind == REQ_STAGE_GET)
+	{
+		service_stage_request(slot, slot_index,
+							  setops_service_emulate && setops_service->ndevices == 0);
+		return;
+	}
+	service_stage_done(slot_index);
+	if (slot->kind == REQ_BATCH)
+	{
+		service_run_batch(slot, setops_service_emulate && setops_service->ndevices == 0);
+		return;
+	}
 	if (slot->kind == REQ_SETOP && (slot->a_cached || slot->b_cached) &&
 		!resolve_cached(slot, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
 		status = SETOPS_GPU_OK;	/* the answer is what is missing */
@@ -532,6 +544,7 @@ serve_slots(int *next)
 		if (pg_atomic_read_u32(&slot->abandoned) != 0)
 		{
 			service_cache_slot_done(i);
+			service_stage_done(i);
 			service_free_slot(slot);
 		}
 		else
@@ -584,6 +597,7 @@ setops_service_main(Datum arg)
 				(errmsg("setops GPU service: transfers go through staging: %s", errbuf)));
 
 	service_cache_init();
+	service_batch_init();
 
 	SpinLockAcquire(&setops_service->mutex);
 	setops_service->generation++;

@@ -67,7 +67,11 @@ typedef enum ServiceRequestKind
 	REQ_SETOP,
 	REQ_SORT,
 	REQ_DEVICES,				/* refresh device info (free memory) */
-	REQ_CACHE_PUT				/* one piece of a stored array for the cache */
+	REQ_CACHE_PUT,				/* one piece of a stored array for the cache */
+	REQ_BATCH,					/* many pairs in one launch (service_batch.c) */
+	REQ_STAGE_PUT,				/* one piece of a reduction's runs, kept on the device */
+	REQ_REDUCE,					/* reduce the staged runs, keep the result there */
+	REQ_STAGE_GET				/* one piece of the staged result */
 } ServiceRequestKind;
 
 /* Answers to a REQ_SETOP with cached arguments, besides the status. */
@@ -118,6 +122,17 @@ typedef struct ServiceSlot
 	Size		off_outv;
 	bool		want_packed;	/* pack the result on the device, at off_out */
 	Size		out_packed_cap;
+	/*
+	 * REQ_BATCH: na / nb keys of A / B at off_a / off_b, npairs pairs'
+	 * a_start, a_len, b_start, b_len (int64) at off_av, outputs at off_out,
+	 * their lengths (int64) at off_outv, positions (want_pos) at off_bv.
+	 * REQ_REDUCE: npairs run lengths at off_a.  REQ_STAGE_*: put_offset,
+	 * na keys, put_total in all; stage_release frees the stage after a get.
+	 */
+	int64		npairs;
+	bool		b_shared;
+	bool		want_pos;
+	bool		stage_release;
 
 	/* answer */
 	SetopsGpuStatus status;
@@ -202,6 +217,18 @@ extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n
 								 const void **keys, int *device);
 extern void service_cache_slot_done(int slot_index);
 
+/* service_batch.c, the worker's side: batches and staged reductions */
+extern void service_batch_init(void);
+extern void service_run_batch(ServiceSlot *slot, bool emulate);
+extern void service_stage_request(ServiceSlot *slot, int slot_index, bool emulate);
+extern void service_stage_done(int slot_index);
+
+/* service_client.c: slots, for the other request senders */
+extern bool service_client_up(char *errbuf, size_t errlen);
+extern ServiceSlot *service_claim_slot(void);
+extern SetopsGpuStatus service_submit(ServiceSlot *slot, char *errbuf, size_t errlen);
+extern void service_release_slot(void);
+
 /* gpu_service.c: registration (from _PG_init) and the worker */
 extern void setops_service_register(void);
 extern PGDLLEXPORT void setops_service_main(Datum arg);
@@ -229,6 +256,26 @@ extern SetopsGpuStatus setops_service_cache_put(const SetopsCacheKey *key, const
 												int64 n, int64 *unsorted_pos,
 												char *errbuf, size_t errlen);
 extern void setops_service_refresh_devices(void);
+
+/*
+ * service_batch.c, the backend's side.  setops_service_batch sends pairs
+ * first.. of batch, as many as fit one slot, and sets *next after the last
+ * sent (*next == first: that pair alone does not fit a slot); outputs and
+ * positions go to out / out_pos, lengths to out_lengths[first..], the
+ * count to *n.  setops_service_reduce stages the runs on the device in
+ * pieces, reduces them there and reads the result back in pieces
+ * (setops_service_reduce_fits says whether it can).
+ */
+struct SetopsBatch;
+extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int64 first,
+											int64 *next, void *out, int64 *out_lengths,
+											int64 *out_pos, int64 *n,
+											char *errbuf, size_t errlen);
+extern bool setops_service_reduce_fits(SetopsKeyType type, int64 total, int64 nruns);
+extern SetopsGpuStatus setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
+											 const int64 *lengths, int64 nruns, int64 total,
+											 void **result, int64 *n,
+											 char *errbuf, size_t errlen);
 extern void setops_service_wait_ready(void);
 
 #endif							/* SETOPS_SERVICE_H */

@@ -291,6 +291,31 @@ submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 	return slot->status;
 }
 
+/* The slot machinery, for service_batch.c. */
+bool
+service_client_up(char *errbuf, size_t errlen)
+{
+	return service_up(errbuf, errlen);
+}
+
+ServiceSlot *
+service_claim_slot(void)
+{
+	return claim_slot();
+}
+
+SetopsGpuStatus
+service_submit(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	return submit_and_wait(slot, errbuf, errlen);
+}
+
+void
+service_release_slot(void)
+{
+	release_slot();
+}
+
 static SetopsGpuStatus
 does_not_fit(Size bytes, char *errbuf, size_t errlen)
 {

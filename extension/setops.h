@@ -10,6 +10,7 @@
 
 #include "../common/setop_kind.h"
 #include "../common/segd.h"
+#include "../gpu/setops_gpu.h"
 
 /* ---- GUCs (setops.c) ---- */
 
@@ -125,6 +126,8 @@ extern int64 setops_run_setop_pairs(const char *fname, SetopsOp op,
 extern int64 setops_run_sort(const char *fname, SetopsKeyType type, void *keys,
 							 int64 n, bool distinct);
 extern bool setops_gpu_usable(const char *fname, int64 nelems);
+/* A GPU call failed: returns for the CPU to answer (auto), else ERRORs. */
+extern void setops_gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf);
 extern int64 setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool distinct);
 
 /* ---- batches: many operations at once (batch.c) ---- */
@@ -172,6 +175,9 @@ extern int64 setops_run_batch(const char *fname, const SetopsBatch *batch, void 
 extern void *setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
 							   const void *keys, const int64 *lengths, int64 nruns,
 							   int64 *n);
+/* The CPU engine's rounds (also the emulated service's). */
+extern void *setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys,
+								  const int64 *lengths, int64 nruns, int64 total, int64 *n);
 
 /* ---- helpers (setops.c) ---- */
 
