@@ -47,12 +47,13 @@ PG_FUNCTION_INFO_V1(setops_symdiff_batch_pairs);
 #define BATCH_MAX_ELEMENTS	((int64) 16 * 1024 * 1024)
 #define BATCH_MAX_OUTPUTS	((int64) 32 * 1024 * 1024)
 
-/* A buffer that grows by doubling (huge allocations allowed). */
+/* A buffer that grows by doubling (huge allocations allowed) in cxt. */
 typedef struct GrowBuf
 {
 	char	   *data;
 	Size		used;
 	Size		cap;
+	MemoryContext cxt;
 } GrowBuf;
 
 static void *
@@ -63,7 +64,7 @@ grow_reserve(GrowBuf *buf, Size bytes)
 		Size		cap = Max(buf->cap * 2, Max(buf->used + bytes, (Size) 1024));
 
 		buf->data = buf->data ? repalloc_huge(buf->data, cap) :
-			palloc_extended(cap, MCXT_ALLOC_HUGE);
+			MemoryContextAllocExtended(buf->cxt, cap, MCXT_ALLOC_HUGE);
 		buf->cap = cap;
 	}
 	buf->used += bytes;
@@ -176,15 +177,15 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 {
 	int64		cur = WinGetCurrentPosition(winobj);
 	MemoryContext old;
-	GrowBuf		rows = {0},
-				a_keys = {0},
-				b_keys = {0},
-				a_vals = {0},
-				b_vals = {0},
-				a_start = {0},
-				a_len = {0},
-				b_start = {0},
-				b_len = {0};
+	GrowBuf		rows,
+				a_keys,
+				b_keys,
+				a_vals,
+				b_vals,
+				a_start,
+				a_len,
+				b_start,
+				b_len;
 	int64		r,
 				npairs = 0,
 				a_total = 0,
@@ -204,6 +205,10 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	SetopsBatch batch;
 
 	MemoryContextReset(st->cxt);
+	/* every buffer of the chunk lives in its context */
+	memset(&rows, 0, sizeof(GrowBuf));
+	rows.cxt = st->cxt;
+	a_keys = b_keys = a_vals = b_vals = a_start = a_len = b_start = b_len = rows;
 	st->first = cur;
 	st->nrows = 0;
 	old = MemoryContextSwitchTo(st->cxt);
