@@ -25,6 +25,7 @@ OBJS = \
 	extension/sort_funcs.o \
 	extension/agg_funcs.o \
 	extension/batch.o \
+	extension/batch_funcs.o \
 	extension/packed_type.o \
 	extension/cpu/packed_codec.o \
 	extension/device_funcs.o \
@@ -38,7 +39,7 @@ OBJS = \
 	extension/cpu/simd_avx2.o \
 	extension/cpu/sort.o
 
-REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices
+REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

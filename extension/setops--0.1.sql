@@ -142,6 +142,147 @@ COMMENT ON FUNCTION array_symdiff_gpu(int8[], anyarray, int8[], anyarray) IS
 'multiset symdiff of (key, value) pairs compared by key';
 
 --
+-- Batches: the four operations per row as window functions, many rows in one
+-- pass.  array_X_batch(a, b) OVER (...) gives each row exactly what
+-- array_X_gpu(a, b) gives it (NULL when an argument is NULL, the same
+-- errors), but reads the rows of its partition ahead in chunks and runs each
+-- chunk as one segmented batch (one GPU launch when the GPU is chosen); a B
+-- that every row shares (a constant, a parameter) is held once.  The frame
+-- clause is ignored: each row's result depends only on its own arguments.
+-- Rows ahead of the current one are read (and checked) before it returns,
+-- so an error in a later row of the chunk is raised even when the query
+-- would have stopped before it (LIMIT).
+--
+
+CREATE FUNCTION array_intersect_batch(a int4[], b int4[])
+RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_intersect_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_intersect_batch(a int8[], b int8[])
+RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_intersect_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_intersect_batch(int4[], int4[]) IS
+'window function: array_intersect_gpu(a, b) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_intersect_batch(int8[], int8[]) IS
+'window function: array_intersect_gpu(a, b) of each row, rows batched (the frame is ignored)';
+
+CREATE FUNCTION array_union_batch(a int4[], b int4[])
+RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_union_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_union_batch(a int8[], b int8[])
+RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_union_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_union_batch(int4[], int4[]) IS
+'window function: array_union_gpu(a, b) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_union_batch(int8[], int8[]) IS
+'window function: array_union_gpu(a, b) of each row, rows batched (the frame is ignored)';
+
+CREATE FUNCTION array_difference_batch(a int4[], b int4[])
+RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_difference_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_difference_batch(a int8[], b int8[])
+RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_difference_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_difference_batch(int4[], int4[]) IS
+'window function: array_difference_gpu(a, b) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_difference_batch(int8[], int8[]) IS
+'window function: array_difference_gpu(a, b) of each row, rows batched (the frame is ignored)';
+
+CREATE FUNCTION array_symdiff_batch(a int4[], b int4[])
+RETURNS int4[]
+AS 'MODULE_PATHNAME', 'setops_symdiff_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_symdiff_batch(a int8[], b int8[])
+RETURNS int8[]
+AS 'MODULE_PATHNAME', 'setops_symdiff_batch'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_symdiff_batch(int4[], int4[]) IS
+'window function: array_symdiff_gpu(a, b) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_symdiff_batch(int8[], int8[]) IS
+'window function: array_symdiff_gpu(a, b) of each row, rows batched (the frame is ignored)';
+
+CREATE FUNCTION array_intersect_batch(a int4[], a_vals anyarray, b int4[], b_vals anyarray,
+    OUT keys int4[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_intersect_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_intersect_batch(a int8[], a_vals anyarray, b int8[], b_vals anyarray,
+    OUT keys int8[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_intersect_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_intersect_batch(int4[], anyarray, int4[], anyarray) IS
+'window function: array_intersect_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_intersect_batch(int8[], anyarray, int8[], anyarray) IS
+'window function: array_intersect_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+
+CREATE FUNCTION array_union_batch(a int4[], a_vals anyarray, b int4[], b_vals anyarray,
+    OUT keys int4[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_union_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_union_batch(a int8[], a_vals anyarray, b int8[], b_vals anyarray,
+    OUT keys int8[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_union_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_union_batch(int4[], anyarray, int4[], anyarray) IS
+'window function: array_union_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_union_batch(int8[], anyarray, int8[], anyarray) IS
+'window function: array_union_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+
+CREATE FUNCTION array_difference_batch(a int4[], a_vals anyarray, b int4[], b_vals anyarray,
+    OUT keys int4[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_difference_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_difference_batch(a int8[], a_vals anyarray, b int8[], b_vals anyarray,
+    OUT keys int8[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_difference_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_difference_batch(int4[], anyarray, int4[], anyarray) IS
+'window function: array_difference_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_difference_batch(int8[], anyarray, int8[], anyarray) IS
+'window function: array_difference_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+
+CREATE FUNCTION array_symdiff_batch(a int4[], a_vals anyarray, b int4[], b_vals anyarray,
+    OUT keys int4[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_symdiff_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION array_symdiff_batch(a int8[], a_vals anyarray, b int8[], b_vals anyarray,
+    OUT keys int8[], OUT vals anyarray)
+RETURNS record
+AS 'MODULE_PATHNAME', 'setops_symdiff_batch_pairs'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+COMMENT ON FUNCTION array_symdiff_batch(int4[], anyarray, int4[], anyarray) IS
+'window function: array_symdiff_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+COMMENT ON FUNCTION array_symdiff_batch(int8[], anyarray, int8[], anyarray) IS
+'window function: array_symdiff_gpu(a, a_vals, b, b_vals) of each row, rows batched (the frame is ignored)';
+
+--
 -- Sorting: the way in for unsorted arrays.
 --
 
