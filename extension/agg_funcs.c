@@ -174,8 +174,7 @@ agg_reduce(SetopsAggState *state)
 	size_t		ks = setops_key_size(state->type);
 	MemoryContext oldcxt;
 	void	   *result;
-	int64		total,
-				n;
+	int64		n;
 
 	if (state->nruns <= 1)
 		return;
@@ -195,7 +194,6 @@ agg_reduce(SetopsAggState *state)
 		state->nruns = 2;
 		state->nkeys = head + n;
 	}
-	total = state->nkeys;
 	result = setops_run_reduce(fname, state->op, state->type, state->keys,
 							   state->lengths, state->nruns, &n);
 	MemoryContextSwitchTo(oldcxt);
@@ -204,7 +202,7 @@ agg_reduce(SetopsAggState *state)
 		pfree(state->keys);
 	state->keys = result;
 	state->keys_owned = true;
-	state->maxkeys = total;		/* setops_run_reduce allocates for all inputs */
+	state->maxkeys = n;			/* all the reduce promises room for */
 	state->nkeys = n;
 	state->lengths[0] = n;
 	state->nruns = 1;
