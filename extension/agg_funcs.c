@@ -2,17 +2,23 @@
  * agg_funcs.c
  *	  array_intersect_agg, array_union_agg and array_merge_agg.
  *
- * The transition state is a stack of sorted runs in the aggregate's memory
- * context.  Intersection folds each row in at once (the state only
- * shrinks).  Union and merge push each row as a run and combine runs of
- * equal rank, like a binary counter, so each key is combined about
- * log2(rows) times rather than once per row; the final function combines
- * what is left.  Every combine goes through the dispatcher, so large ones
- * run on the GPU when it is chosen.
+ * The transition state is segmented: every row's keys appended to one
+ * buffer, and a descriptor of run lengths, in the aggregate's memory
+ * context.  The final function reduces it with setops_run_reduce, in
+ * log2(rows) rounds, each round one batch over all pairs of that round (on
+ * the GPU when chosen, else the CPU engine).  So no row is combined on its
+ * own, and each key is combined about log2(rows) times.
+ *
+ * Memory is bounded by reducing in place: when the state passes
+ * AGG_REDUCE_BYTES (or twice its size after the last reduction, so that a
+ * state that does not shrink is not reduced again at every row), it
+ * becomes one run and rows are appended after it.  An intersection then
+ * stays about as small as its smallest row.
  *
  * All three are commutative and associative on multisets of keys, so the
- * result does not depend on row order, and parallel aggregation (combine,
- * serialize, deserialize) gives identical answers.
+ * result does not depend on row order nor on where reductions happen, and
+ * parallel aggregation (combine, serialize, deserialize) gives identical
+ * answers.
  */
 #include "postgres.h"
 
@@ -31,21 +37,32 @@ PG_FUNCTION_INFO_V1(setops_agg_combine);
 PG_FUNCTION_INFO_V1(setops_agg_serialize);
 PG_FUNCTION_INFO_V1(setops_agg_deserialize);
 
-typedef struct AggRun
-{
-	void	   *keys;
-	int64		n;
-	int			rank;			/* about log2 of the rows combined into it */
-} AggRun;
+/*
+ * Keys and descriptor bytes past which a state is reduced in place.  Large
+ * enough that a reduction is a sizeable batch for the GPU, small enough
+ * that an intersection or a union of repeated keys stays small.  The
+ * pgTAP suite 10_agg_batches.sql has groups larger than this.
+ */
+#define AGG_REDUCE_BYTES	((Size) 32 * 1024 * 1024)
+
+/* first capacities: many groups of small rows stay small */
+#define AGG_INITIAL_KEYS	64
+#define AGG_INITIAL_RUNS	8
 
 typedef struct SetopsAggState
 {
 	SetopsOp	op;				/* INTERSECT, UNION or MERGE */
 	SetopsKeyType type;
-	int			nruns;
-	int			maxruns;
-	AggRun	   *runs;
-	MemoryContext cxt;			/* where runs live */
+	MemoryContext cxt;			/* where keys and lengths live */
+	char	   *keys;			/* the runs, one after the other */
+	int64		nkeys;
+	int64		maxkeys;
+	bool		keys_owned;		/* false: keys point into a serialized state */
+	int64	   *lengths;		/* the descriptor: each run's length */
+	int64		nruns;			/* >= 1 once a non-NULL row was seen */
+	int64		maxruns;
+	bool		head_reduced;	/* run 0 is the result of a reduction */
+	Size		reduce_at;		/* reduce in place past this many bytes */
 } SetopsAggState;
 
 /* Serialized form: this header, then the keys of the single run. */
@@ -80,93 +97,128 @@ agg_state_new(MemoryContext cxt, SetopsOp op, SetopsKeyType type)
 	state->op = op;
 	state->type = type;
 	state->cxt = cxt;
-	state->maxruns = 8;
-	state->runs = MemoryContextAlloc(cxt, state->maxruns * sizeof(AggRun));
+	state->maxkeys = AGG_INITIAL_KEYS;
+	state->keys = MemoryContextAlloc(cxt, state->maxkeys * setops_key_size(type));
+	state->keys_owned = true;
+	state->maxruns = AGG_INITIAL_RUNS;
+	state->lengths = MemoryContextAlloc(cxt, state->maxruns * sizeof(int64));
+	state->reduce_at = AGG_REDUCE_BYTES;
 	return state;
 }
 
-static void *
-agg_alloc_keys(SetopsAggState *state, int64 n)
+static Size
+agg_bytes(const SetopsAggState *state)
 {
-	return MemoryContextAllocExtended(state->cxt,
-									  (n + SETOPS_CPU_OUTPUT_SLACK) * setops_key_size(state->type),
-									  MCXT_ALLOC_HUGE);
+	return (Size) state->nkeys * setops_key_size(state->type) +
+		(Size) state->nruns * sizeof(int64);
 }
 
-static void
-agg_push(SetopsAggState *state, const void *keys, int64 n, int rank)
+/* An intersection known to be empty: no later row can change it. */
+static bool
+agg_known_empty(const SetopsAggState *state)
 {
-	AggRun	   *run;
+	return state->op == SETOPS_OP_INTERSECT && state->nruns == 1 &&
+		state->lengths[0] == 0;
+}
+
+/* Append one sorted run of n keys (copied). */
+static void
+agg_add_run(SetopsAggState *state, const void *keys, int64 n)
+{
+	size_t		ks = setops_key_size(state->type);
+
+	Assert(state->keys_owned);
+	if (state->op == SETOPS_OP_INTERSECT)
+	{
+		if (agg_known_empty(state))
+			return;
+		if (n == 0)
+		{
+			/* intersection with an empty row is empty, whatever follows */
+			state->nkeys = 0;
+			state->nruns = 1;
+			state->lengths[0] = 0;
+			state->head_reduced = true;
+			return;
+		}
+	}
+	else if (n == 0 && state->nruns > 0)
+		return;					/* union and merge: an empty row adds nothing */
+	else if (state->nruns == 1 && state->lengths[0] == 0)
+		state->nruns = 0;		/* nor does an empty state */
 
 	if (state->nruns == state->maxruns)
 	{
 		state->maxruns *= 2;
-		state->runs = repalloc(state->runs, state->maxruns * sizeof(AggRun));
+		state->lengths = repalloc_huge(state->lengths, state->maxruns * sizeof(int64));
 	}
-	run = &state->runs[state->nruns++];
-	run->keys = agg_alloc_keys(state, n);
-	memcpy(run->keys, keys, n * setops_key_size(state->type));
-	run->n = n;
-	run->rank = rank;
+	if (state->nkeys + n > state->maxkeys)
+	{
+		state->maxkeys = Max(state->maxkeys * 2, state->nkeys + n);
+		state->keys = repalloc_huge(state->keys, state->maxkeys * ks);
+	}
+	memcpy(state->keys + state->nkeys * ks, keys, n * ks);
+	state->lengths[state->nruns++] = n;
+	state->nkeys += n;
 }
 
-/* a <op> b, written into a new buffer of the state's context */
-static AggRun
-agg_combine_runs(SetopsAggState *state, const void *a, int64 na,
-				 const void *b, int64 nb, int rank)
+/*
+ * Reduce the state to one run.  After an earlier reduction, the runs added
+ * since are reduced first and then combined with that (usually large) run
+ * once, rather than carrying it through every round.
+ */
+static void
+agg_reduce(SetopsAggState *state)
 {
 	const char *fname = agg_name(state->op);
-	SetopsKeys	ka = {state->type, na, a, 1, true, -1, false};
-	SetopsKeys	kb = {state->type, nb, b, 1, true, -1, false};
-	AggRun		out;
+	size_t		ks = setops_key_size(state->type);
+	MemoryContext oldcxt;
+	void	   *result;
+	int64		n;
 
-	out.keys = agg_alloc_keys(state, setop_output_bound(state->op, na, nb));
-	out.n = setops_run_setop(fname, state->op, &ka, &kb, out.keys);
-	out.rank = rank;
-	return out;
-}
-
-/* Combine the two topmost runs. */
-static void
-agg_combine_top(SetopsAggState *state)
-{
-	AggRun	   *x = &state->runs[state->nruns - 2];
-	AggRun	   *y = &state->runs[state->nruns - 1];
-	AggRun		z = agg_combine_runs(state, x->keys, x->n, y->keys, y->n,
-									 Max(x->rank, y->rank) + 1);
-
-	pfree(x->keys);
-	pfree(y->keys);
-	*x = z;
-	state->nruns--;
-}
-
-static void
-agg_collapse(SetopsAggState *state)
-{
-	while (state->nruns > 1)
-		agg_combine_top(state);
-}
-
-static void
-agg_add_row(SetopsAggState *state, const SetopsKeys *row)
-{
-	if (state->op == SETOPS_OP_INTERSECT && state->nruns == 1)
-	{
-		AggRun	   *cur = &state->runs[0];
-		AggRun		z;
-
-		if (cur->n == 0)
-			return;				/* already empty: stays empty */
-		z = agg_combine_runs(state, cur->keys, cur->n, row->data, row->n, 0);
-		pfree(cur->keys);
-		*cur = z;
+	if (state->nruns <= 1)
 		return;
+	/* the result becomes the state's buffer; the reduce frees its scratch */
+	oldcxt = MemoryContextSwitchTo(state->cxt);
+	if (state->head_reduced && state->nruns > 2)
+	{
+		int64		head = state->lengths[0];
+
+		result = setops_run_reduce(fname, state->op, state->type,
+								   state->keys + head * ks, state->lengths + 1,
+								   state->nruns - 1, &n);
+		/* no longer than what it replaces */
+		memcpy(state->keys + head * ks, result, n * ks);
+		pfree(result);
+		state->lengths[1] = n;
+		state->nruns = 2;
+		state->nkeys = head + n;
 	}
-	agg_push(state, row->data, row->n, 0);
-	while (state->nruns > 1 &&
-		   state->runs[state->nruns - 1].rank == state->runs[state->nruns - 2].rank)
-		agg_combine_top(state);
+	result = setops_run_reduce(fname, state->op, state->type, state->keys,
+							   state->lengths, state->nruns, &n);
+	MemoryContextSwitchTo(oldcxt);
+
+	if (state->keys_owned)
+		pfree(state->keys);
+	state->keys = result;
+	state->keys_owned = true;
+	state->maxkeys = n;			/* all the reduce promises room for */
+	state->nkeys = n;
+	state->lengths[0] = n;
+	state->nruns = 1;
+	state->head_reduced = true;
+}
+
+/* Bound the state's memory: reduce in place once it has grown enough. */
+static void
+agg_bound(SetopsAggState *state)
+{
+	if (agg_bytes(state) <= state->reduce_at)
+		return;
+	elog(DEBUG1, "%s: reducing %lld runs of %lld keys in place",
+		 agg_name(state->op), (long long) state->nruns, (long long) state->nkeys);
+	agg_reduce(state);
+	state->reduce_at = Max(AGG_REDUCE_BYTES, 2 * agg_bytes(state));
 }
 
 static Datum
@@ -194,7 +246,8 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
 		state = agg_state_new(aggcxt, op, row.type);
-	agg_add_row(state, &row);
+	agg_add_run(state, row.data, row.n);
+	agg_bound(state);
 	PG_RETURN_POINTER(state);
 }
 
@@ -217,13 +270,14 @@ setops_merge_agg_trans(PG_FUNCTION_ARGS)
 }
 
 /*
- * The final function collapses the runs in place.  That changes how the
+ * The final function reduces the state in place.  That changes how the
  * state is held, not what it means, so it stays correct when PostgreSQL
- * calls it again (window frames) or shares the state between aggregates.
- * Returns the single run left, or NULL when there were no non-NULL rows.
+ * calls it again (window frames), appends more rows after it (growing
+ * frames) or shares the state between aggregates.  Returns the state, now
+ * one run, or NULL when there were no non-NULL rows.
  */
-static AggRun *
-agg_final_run(FunctionCallInfo fcinfo)
+static SetopsAggState *
+agg_final_state(FunctionCallInfo fcinfo)
 {
 	SetopsAggState *state;
 
@@ -232,37 +286,34 @@ agg_final_run(FunctionCallInfo fcinfo)
 	state = (SetopsAggState *) PG_GETARG_POINTER(0);
 	/* gpu mode means the GPU or an ERROR, even with nothing to combine */
 	(void) setops_gpu_usable(agg_name(state->op), 0);
-	agg_collapse(state);
-	return &state->runs[0];
+	agg_reduce(state);
+	return state;
 }
 
 Datum
 setops_agg_final(PG_FUNCTION_ARGS)
 {
-	AggRun	   *run = agg_final_run(fcinfo);
-	SetopsAggState *state;
+	SetopsAggState *state = agg_final_state(fcinfo);
 	SetopsResult res;
 
-	if (run == NULL)
+	if (state == NULL)
 		PG_RETURN_NULL();
-	state = (SetopsAggState *) PG_GETARG_POINTER(0);
 	setops_result_alloc(&res, setops_key_elemtype(state->type),
-						setops_key_size(state->type), run->n, agg_name(state->op));
-	memcpy(res.data, run->keys, run->n * setops_key_size(state->type));
-	PG_RETURN_DATUM(setops_result_finish(&res, run->n, agg_name(state->op)));
+						setops_key_size(state->type), state->nkeys, agg_name(state->op));
+	memcpy(res.data, state->keys, state->nkeys * setops_key_size(state->type));
+	PG_RETURN_DATUM(setops_result_finish(&res, state->nkeys, agg_name(state->op)));
 }
 
 /* The aggregates over packed rows return packed. */
 Datum
 setops_agg_final_packed(PG_FUNCTION_ARGS)
 {
-	AggRun	   *run = agg_final_run(fcinfo);
-	SetopsAggState *state;
+	SetopsAggState *state = agg_final_state(fcinfo);
 
-	if (run == NULL)
+	if (state == NULL)
 		PG_RETURN_NULL();
-	state = (SetopsAggState *) PG_GETARG_POINTER(0);
-	PG_RETURN_DATUM(setops_packed_datum(state->type, run->keys, run->n, agg_name(state->op)));
+	PG_RETURN_DATUM(setops_packed_datum(state->type, state->keys, state->nkeys,
+										agg_name(state->op)));
 }
 
 Datum
@@ -271,7 +322,9 @@ setops_agg_combine(PG_FUNCTION_ARGS)
 	MemoryContext aggcxt;
 	SetopsAggState *s1 = PG_ARGISNULL(0) ? NULL : (SetopsAggState *) PG_GETARG_POINTER(0);
 	SetopsAggState *s2 = PG_ARGISNULL(1) ? NULL : (SetopsAggState *) PG_GETARG_POINTER(1);
-	int			i;
+	size_t		ks;
+	int64		i,
+				start = 0;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "setops_agg_combine called in non-aggregate context");
@@ -284,35 +337,43 @@ setops_agg_combine(PG_FUNCTION_ARGS)
 	/* s2 may live in short-lived memory and is left untouched: copy it */
 	if (s1 == NULL)
 		s1 = agg_state_new(aggcxt, s2->op, s2->type);
+	ks = setops_key_size(s2->type);
 	for (i = 0; i < s2->nruns; i++)
-		agg_push(s1, s2->runs[i].keys, s2->runs[i].n, s2->runs[i].rank);
-	agg_collapse(s1);
+	{
+		agg_add_run(s1, s2->keys + start * ks, s2->lengths[i]);
+		start += s2->lengths[i];
+	}
+	agg_bound(s1);
 	PG_RETURN_POINTER(s1);
 }
 
+/*
+ * Workers send their state reduced to one run: the reduction is then done
+ * in parallel, and a union or intersection travels smaller.
+ */
 Datum
 setops_agg_serialize(PG_FUNCTION_ARGS)
 {
 	SetopsAggState *state = (SetopsAggState *) PG_GETARG_POINTER(0);
-	size_t		ksize = setops_key_size(state->type);
+	size_t		ks = setops_key_size(state->type);
 	AggWire    *wire;
 	Size		bytes;
 
-	agg_collapse(state);
-	bytes = sizeof(AggWire) + state->runs[0].n * ksize;
+	agg_reduce(state);
+	bytes = sizeof(AggWire) + state->nkeys * ks;
 	if (bytes > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: a partial result of %lld keys is too large to pass between parallel workers",
-						agg_name(state->op), (long long) state->runs[0].n),
+						agg_name(state->op), (long long) state->nkeys),
 				 errhint("Disable parallel query for this statement (SET max_parallel_workers_per_gather = 0).")));
 	wire = palloc(bytes);
 	SET_VARSIZE(wire, bytes);
 	wire->op = state->op;
 	wire->type = state->type;
 	wire->pad = 0;
-	wire->n = state->runs[0].n;
-	memcpy(wire + 1, state->runs[0].keys, state->runs[0].n * ksize);
+	wire->n = state->nkeys;
+	memcpy(wire + 1, state->keys, state->nkeys * ks);
 	PG_RETURN_BYTEA_P(wire);
 }
 
@@ -331,9 +392,12 @@ setops_agg_deserialize(PG_FUNCTION_ARGS)
 		VARSIZE(raw) != sizeof(AggWire) + wire->n * setops_key_size(wire->type))
 		elog(ERROR, "setops: malformed serialized aggregate state");
 	state = agg_state_new(CurrentMemoryContext, wire->op, wire->type);
-	state->runs[0].keys = wire + 1;
-	state->runs[0].n = wire->n;
-	state->runs[0].rank = 0;
+	pfree(state->keys);
+	state->keys = (char *) (wire + 1);
+	state->keys_owned = false;
+	state->maxkeys = wire->n;
+	state->nkeys = wire->n;
+	state->lengths[0] = wire->n;
 	state->nruns = 1;
 	PG_RETURN_POINTER(state);
 }

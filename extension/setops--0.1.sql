@@ -312,8 +312,9 @@ COMMENT ON FUNCTION array_distinct_gpu(int8[]) IS 'sorts ascending, keeping one 
 
 --
 -- Aggregates: fold the multiset operations over all rows (NULL rows are
--- skipped; no rows gives NULL).  The transition state is internal: a stack
--- of sorted runs, serialized for parallel aggregation.
+-- skipped; no rows gives NULL).  The transition state is internal: the
+-- rows' keys one after the other and their lengths, reduced in rounds by
+-- the final function, serialized as one run for parallel aggregation.
 --
 CREATE FUNCTION setops_agg_combine(internal, internal)
 RETURNS internal
