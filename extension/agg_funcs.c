@@ -10,7 +10,7 @@
  * own, and each key is combined about log2(rows) times.
  *
  * Memory is bounded by reducing in place: when the state passes
- * AGG_REDUCE_BYTES (or twice its size after the last reduction, so that a
+ * agg_reduce_bytes (or twice its size after the last reduction, so that a
  * state that does not shrink is not reduced again at every row), it
  * becomes one run and rows are appended after it.  An intersection then
  * stays about as small as its smallest row.
@@ -38,12 +38,17 @@ PG_FUNCTION_INFO_V1(setops_agg_serialize);
 PG_FUNCTION_INFO_V1(setops_agg_deserialize);
 
 /*
- * Keys and descriptor bytes past which a state is reduced in place.  Large
- * enough that a reduction is a sizeable batch for the GPU, small enough
- * that an intersection or a union of repeated keys stays small.  The
- * pgTAP suite 10_agg_batches.sql has groups larger than this.
+ * Keys and descriptor bytes past which a state is reduced in place.  An
+ * intersection shrinks, so it is reduced early (the pgTAP suite
+ * 10_agg_batches.sql has groups larger than this).  A union or a merge
+ * rarely shrinks much, and each reduction in place is one more trip of the
+ * whole state to the GPU and back: they wait until the state is large.
+ * The code path is the same for all three.
  */
 #define AGG_REDUCE_BYTES	((Size) 32 * 1024 * 1024)
+#define AGG_REDUCE_BYTES_GROWING	((Size) 512 * 1024 * 1024)
+#define agg_reduce_bytes(op) \
+	((op) == SETOPS_OP_INTERSECT ? AGG_REDUCE_BYTES : AGG_REDUCE_BYTES_GROWING)
 
 /* first capacities: many groups of small rows stay small */
 #define AGG_INITIAL_KEYS	64
@@ -102,7 +107,7 @@ agg_state_new(MemoryContext cxt, SetopsOp op, SetopsKeyType type)
 	state->keys_owned = true;
 	state->maxruns = AGG_INITIAL_RUNS;
 	state->lengths = MemoryContextAlloc(cxt, state->maxruns * sizeof(int64));
-	state->reduce_at = AGG_REDUCE_BYTES;
+	state->reduce_at = agg_reduce_bytes(op);
 	return state;
 }
 
@@ -218,7 +223,7 @@ agg_bound(SetopsAggState *state)
 	elog(DEBUG1, "%s: reducing %lld runs of %lld keys in place",
 		 agg_name(state->op), (long long) state->nruns, (long long) state->nkeys);
 	agg_reduce(state);
-	state->reduce_at = Max(AGG_REDUCE_BYTES, 2 * agg_bytes(state));
+	state->reduce_at = Max(agg_reduce_bytes(state->op), 2 * agg_bytes(state));
 }
 
 static Datum

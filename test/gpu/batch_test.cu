@@ -14,9 +14,10 @@
  *          (itself checked against textbook loops by test/unit/segd_test),
  *          written into poisoned buffers.  Reductions over 1 to 3,000 runs
  *          (empty runs included) equal a left fold on the CPU engine.
- *   bench  elements per second of the kernels (device time) for a uniform
- *          batch and a skewed one of the same size (one pair of 10M next to
- *          100k pairs of 10), intersect and union, int4; the shared-B probe
+ *   bench  elements per second of the kernels (device time) for uniform
+ *          batches (pairs of 10, 100 and 10,000) and a skewed one of the
+ *          same size (one pair of 10M next to 100k pairs of 10), intersect
+ *          and union, int4; the shared-B probe
  *          (16k rows of 1,000 against 100,000); a reduction of 10,000 runs
  *          of 10,000 keys on the device against the CPU engine's rounds.
  *          Medians of 7.
@@ -486,13 +487,23 @@ bench_batch(const char *what, SetopsOp op, Batch<int32_t> &t)
 static void
 bench(void)
 {
-	/* uniform: 110k pairs of 50 + 50; skewed: 5M + 5M next to 100k of 5 + 5 */
-	Batch<int32_t> uniform,
+	/*
+	 * 11M elements each: skewed, 5M + 5M next to 100k pairs of 5 + 5;
+	 * uniform, pairs of one size (5 + 5, 50 + 50, 5000 + 5000).
+	 */
+	Batch<int32_t> uniform[3],
 				skewed,
 				probe;
+	int			sizes[3] = {5, 50, 5000};
+	char		name[3][64];
 
-	for (int i = 0; i < 110000; i++)
-		add_pair(uniform, 50, 50, SHAPE_UNIFORM_NARROW, i);
+	for (int u = 0; u < 3; u++)
+	{
+		for (int i = 0; i < 5500000 / sizes[u]; i++)
+			add_pair(uniform[u], sizes[u], sizes[u], SHAPE_UNIFORM_NARROW, i);
+		snprintf(name[u], sizeof(name[u]), "uniform (%d pairs of %d + %d)", 5500000 / sizes[u],
+				 sizes[u], sizes[u]);
+	}
 	for (int i = 0; i < 100001; i++)
 		if (i == 50000)
 			add_pair(skewed, 5000000, 5000000, SHAPE_UNIFORM_NARROW, i);
@@ -500,7 +511,8 @@ bench(void)
 			add_pair(skewed, 5, 5, SHAPE_UNIFORM_NARROW, i);
 	for (int op = 0; op < 2; op++)
 	{
-		bench_batch("uniform (110k pairs of 50 + 50)", (SetopsOp) op, uniform);
+		for (int u = 0; u < 3; u++)
+			bench_batch(name[u], (SetopsOp) op, uniform[u]);
 		bench_batch("skewed (5M + 5M among 100k of 5 + 5)", (SetopsOp) op, skewed);
 	}
 

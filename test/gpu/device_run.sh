@@ -28,6 +28,14 @@
 #              stopped mid-request gives a clean error and comes back
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every
 #              answer checked against the CPU engine, device memory flat
+#   batch      segmented batches and reductions against the CPU engine
+#              (test/gpu/batch_test)
+#   batchcheck the quick batch tests under compute-sanitizer memcheck, then
+#              racecheck
+#   batchkernelbench  batch kernels: skewed against uniform batches, the
+#              shared-B probe, a reduction on the device against the CPU
+#   batchbench inside PostgreSQL: the window functions against per-row calls,
+#              array_union_agg on the GPU against the CPU engine
 #   multi      one operation split over several GPUs against the CPU engine
 #              (test/gpu/multi_device_test; with one GPU the parts share it)
 #   multibench 200M + 200M keys on one GPU and split over all of them
@@ -97,6 +105,16 @@ for s in "$@"; do
 		servicebench)
 			pg_start || { status=1; continue; }
 			step servicebench bash test/bench/service_pgbench.sh 64 300 4000000
+			;;
+		batch) step batch test/gpu/batch_test test ;;
+		batchcheck)
+			step batchmem compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/batch_test test quick
+			step batchrace compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/batch_test test quick
+			;;
+		batchkernelbench) step batchkernelbench test/gpu/batch_test bench ;;
+		batchbench)
+			pg_start || { status=1; continue; }
+			step batchbench bash test/bench/batch_bench.sh 3 1000000
 			;;
 		multi) step multi test/gpu/multi_device_test test ;;
 		multibench) step multibench test/gpu/multi_device_test bench 200000000 ;;

@@ -10,8 +10,9 @@
 --     (array_intersect_gpu, array_union_gpu; array_sort_gpu of the
 --     concatenation for merge), for groups too large for counts: these
 --     groups hold more than AGG_REDUCE_BYTES (32 MB, agg_funcs.c) of keys,
---     so the state is reduced in place while rows still come, and the final
---     reduction combines that run with the rows added after it.
+--     so an intersection's state is reduced in place while rows still come,
+--     and the final reduction combines that run with the rows added after
+--     it (unions and merges wait until 512 MB: the same code path).
 --
 -- Mode-independent: run under any setops.device.
 BEGIN;
