@@ -23,9 +23,13 @@
 #           backend.
 #
 # Needs a running cluster with setops preloaded (PGHOST etc. set).
+# BATCH_BENCH_PARTS (default "window agg") picks the parts; slow_runs
+# (default runs) the runs of the window part's CPU forms, which are slow.
 set -euo pipefail
 runs=${1:-3}
 wrows=${2:-1000000}
+slow_runs=${3:-$runs}
+parts=${BATCH_BENCH_PARTS:-window agg}
 
 psql -Xq -v ON_ERROR_STOP=1 -v wrows="$wrows" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS setops;
@@ -60,8 +64,9 @@ BEGIN
 END $$;
 SQL
 
-echo "== window: overlap of $wrows rows (~1,000 int4 each) with a 100,000-key constant; medians of $runs"
-psql -Xq -v ON_ERROR_STOP=1 -v runs="$runs" <<'SQL'
+if [[ " $parts " == *" window "* ]]; then
+echo "== window: overlap of $wrows rows (~1,000 int4 each) with a 100,000-key constant; medians of $runs ($slow_runs per-row)"
+psql -Xq -v ON_ERROR_STOP=1 -v runs="$runs" -v slow_runs="$slow_runs" <<'SQL'
 SET search_path = setops_batch_bench, public;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '256MB';
@@ -71,10 +76,10 @@ INSERT INTO results SELECT 'batch gpu', * FROM time_query($q$
       (SELECT array_intersect_batch(items, probe()) OVER () AS r FROM w) s $q$, 'gpu', :runs);
 INSERT INTO results SELECT 'batch cpu', * FROM time_query($q$
     SELECT count(*) || ' ' || sum(cardinality(r)) || ' ' || sum(hashtext(r::text)) FROM
-      (SELECT array_intersect_batch(items, probe()) OVER () AS r FROM w) s $q$, 'cpu', :runs);
+      (SELECT array_intersect_batch(items, probe()) OVER () AS r FROM w) s $q$, 'cpu', :slow_runs);
 INSERT INTO results SELECT 'per-row cpu', * FROM time_query($q$
     SELECT count(*) || ' ' || sum(cardinality(r)) || ' ' || sum(hashtext(r::text)) FROM
-      (SELECT array_intersect_gpu(items, probe()) AS r FROM w) s $q$, 'cpu', :runs);
+      (SELECT array_intersect_gpu(items, probe()) AS r FROM w) s $q$, 'cpu', :slow_runs);
 INSERT INTO results SELECT 'reading the rows', * FROM time_query($q$
     SELECT count(*) || ' ' || sum(cardinality(items)) FROM w $q$, 'cpu', :runs);
 SELECT form, round(median(ms)::numeric, 1) AS median_ms, ms, answer,
@@ -87,7 +92,9 @@ DO $$ BEGIN
     END IF;
 END $$;
 SQL
+fi
 
+[[ " $parts " == *" agg "* ]] || exit 0
 echo "== agg: array_union_agg, cpu against gpu; medians of $runs"
 for shape in "10000 10000" "100000 100" "100 1000000"; do
 	set -- $shape

@@ -34,8 +34,10 @@
 #              racecheck
 #   batchkernelbench  batch kernels: skewed against uniform batches, the
 #              shared-B probe, a reduction on the device against the CPU
-#   batchbench inside PostgreSQL: the window functions against per-row calls,
-#              array_union_agg on the GPU against the CPU engine
+#   batchwindow  inside PostgreSQL: the window functions against per-row
+#              calls (1M rows of ~1,000 against a 100,000-key constant)
+#   batchagg   inside PostgreSQL: array_union_agg on the GPU against the
+#              CPU engine (10k x 10k, 100k x 100, 100 x 1M)
 #   multi      one operation split over several GPUs against the CPU engine
 #              (test/gpu/multi_device_test; with one GPU the parts share it)
 #   multibench 200M + 200M keys on one GPU and split over all of them
@@ -112,9 +114,13 @@ for s in "$@"; do
 			step batchrace compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/batch_test test quick
 			;;
 		batchkernelbench) step batchkernelbench test/gpu/batch_test bench ;;
-		batchbench)
+		batchwindow)
 			pg_start || { status=1; continue; }
-			step batchbench bash test/bench/batch_bench.sh 3 1000000
+			step batchwindow env BATCH_BENCH_PARTS=window bash test/bench/batch_bench.sh 3 1000000 2
+			;;
+		batchagg)
+			pg_start || { status=1; continue; }
+			step batchagg env BATCH_BENCH_PARTS=agg bash test/bench/batch_bench.sh 3
 			;;
 		multi) step multi test/gpu/multi_device_test test ;;
 		multibench) step multibench test/gpu/multi_device_test bench 200000000 ;;
