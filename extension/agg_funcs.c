@@ -161,10 +161,37 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 	{
 		state->maxkeys = Max(state->maxkeys * 2, state->nkeys + n);
 		state->keys = repalloc_huge(state->keys, state->maxkeys * ks);
+		setops_advise_huge_pages(state->keys, state->maxkeys * ks);
 	}
 	memcpy(state->keys + state->nkeys * ks, keys, n * ks);
 	state->lengths[state->nruns++] = n;
 	state->nkeys += n;
+}
+
+/*
+ * After an earlier reduction, the runs added since are reduced first, so
+ * that the (usually large) earlier run is combined once rather than carried
+ * through every round: the state becomes two runs.
+ */
+static void
+agg_reduce_tail(SetopsAggState *state)
+{
+	size_t		ks = setops_key_size(state->type);
+	int64		head = state->lengths[0];
+	void	   *result;
+	int64		n;
+
+	if (!state->head_reduced || state->nruns <= 2)
+		return;
+	result = setops_run_reduce(agg_name(state->op), state->op, state->type,
+							   state->keys + head * ks, state->lengths + 1,
+							   state->nruns - 1, &n);
+	/* no longer than what it replaces */
+	memcpy(state->keys + head * ks, result, n * ks);
+	pfree(result);
+	state->lengths[1] = n;
+	state->nruns = 2;
+	state->nkeys = head + n;
 }
 
 /*
@@ -176,29 +203,15 @@ static void
 agg_reduce(SetopsAggState *state)
 {
 	const char *fname = agg_name(state->op);
-	size_t		ks = setops_key_size(state->type);
 	MemoryContext oldcxt;
 	void	   *result;
 	int64		n;
 
 	if (state->nruns <= 1)
 		return;
+	agg_reduce_tail(state);
 	/* the result becomes the state's buffer; the reduce frees its scratch */
 	oldcxt = MemoryContextSwitchTo(state->cxt);
-	if (state->head_reduced && state->nruns > 2)
-	{
-		int64		head = state->lengths[0];
-
-		result = setops_run_reduce(fname, state->op, state->type,
-								   state->keys + head * ks, state->lengths + 1,
-								   state->nruns - 1, &n);
-		/* no longer than what it replaces */
-		memcpy(state->keys + head * ks, result, n * ks);
-		pfree(result);
-		state->lengths[1] = n;
-		state->nruns = 2;
-		state->nkeys = head + n;
-	}
 	result = setops_run_reduce(fname, state->op, state->type, state->keys,
 							   state->lengths, state->nruns, &n);
 	MemoryContextSwitchTo(oldcxt);
@@ -295,18 +308,54 @@ agg_final_state(FunctionCallInfo fcinfo)
 	return state;
 }
 
+/* The result array, allocated once its length is known: the reduction's buffer. */
+typedef struct AggResultAlloc
+{
+	SetopsResult res;
+	SetopsAggState *state;
+} AggResultAlloc;
+
+static void *
+agg_result_alloc(int64 n, void *arg)
+{
+	AggResultAlloc *r = (AggResultAlloc *) arg;
+
+	setops_result_alloc(&r->res, setops_key_elemtype(r->state->type),
+						setops_key_size(r->state->type), n, agg_name(r->state->op));
+	return r->res.data;
+}
+
 Datum
 setops_agg_final(PG_FUNCTION_ARGS)
 {
-	SetopsAggState *state = agg_final_state(fcinfo);
-	SetopsResult res;
+	SetopsAggState *state;
+	AggResultAlloc r;
+	int64		n;
 
-	if (state == NULL)
+	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	setops_result_alloc(&res, setops_key_elemtype(state->type),
-						setops_key_size(state->type), state->nkeys, agg_name(state->op));
-	memcpy(res.data, state->keys, state->nkeys * setops_key_size(state->type));
-	PG_RETURN_DATUM(setops_result_finish(&res, state->nkeys, agg_name(state->op)));
+	state = (SetopsAggState *) PG_GETARG_POINTER(0);
+
+	/*
+	 * In a plain aggregate the state is used once: the last reduction writes
+	 * straight into the result array (no copy of a result that may be
+	 * hundreds of MB) and leaves the state as it was, its meaning intact.
+	 * A window aggregate keeps using the state: it is reduced in place.
+	 */
+	if (AggCheckCallContext(fcinfo, NULL) == AGG_CONTEXT_AGGREGATE && state->nruns > 1)
+	{
+		(void) setops_gpu_usable(agg_name(state->op), 0);
+		agg_reduce_tail(state);
+		r.state = state;
+		(void) setops_run_reduce_into(agg_name(state->op), state->op, state->type, state->keys,
+									  state->lengths, state->nruns, agg_result_alloc, &r, &n);
+		PG_RETURN_DATUM(setops_result_finish(&r.res, n, agg_name(state->op)));
+	}
+	state = agg_final_state(fcinfo);
+	r.state = state;
+	(void) agg_result_alloc(state->nkeys, &r);
+	memcpy(r.res.data, state->keys, state->nkeys * setops_key_size(state->type));
+	PG_RETURN_DATUM(setops_result_finish(&r.res, state->nkeys, agg_name(state->op)));
 }
 
 /* The aggregates over packed rows return packed. */

@@ -320,6 +320,27 @@ setops_read_values(FunctionCallInfo fcinfo, Datum datum, int argno,
 				 errhint("Pass exactly one value for each key.")));
 }
 
+/*
+ * A large buffer is a fresh mapping whose pages fault in as it is written,
+ * 4 kB at a time (often more time than the operation that fills it): ask
+ * for huge pages where transparent huge pages are on madvise.  Below 32 MB
+ * it is not worth a system call.
+ */
+void
+setops_advise_huge_pages(void *p, Size bytes)
+{
+#ifdef MADV_HUGEPAGE
+	if (bytes >= RESULT_MAPPED_BYTES)
+	{
+		char	   *from = (char *) TYPEALIGN(HUGE_PAGE_BYTES, p);
+		char	   *to = (char *) TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (char *) p + bytes);
+
+		if (to > from)
+			(void) madvise(from, to - from, MADV_HUGEPAGE);
+	}
+#endif
+}
+
 void
 setops_result_alloc(SetopsResult *res, Oid elemtype, int stride, int64 capacity,
 					const char *fname)
@@ -329,21 +350,7 @@ setops_result_alloc(SetopsResult *res, Oid elemtype, int stride, int64 capacity,
 
 	/* beyond 1 GB only while computing; setops_result_finish checks the end */
 	res->array = palloc_extended(bytes, bytes > MaxAllocSize ? MCXT_ALLOC_HUGE : 0);
-#ifdef MADV_HUGEPAGE
-	/*
-	 * A large result is a fresh mapping whose pages fault in as the result
-	 * is written, 4 kB at a time (often more time than the operation):
-	 * ask for huge pages where transparent huge pages are on madvise.
-	 */
-	if (bytes >= RESULT_MAPPED_BYTES)
-	{
-		char	   *from = (char *) TYPEALIGN(HUGE_PAGE_BYTES, res->array);
-		char	   *to = (char *) TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (char *) res->array + bytes);
-
-		if (to > from)
-			(void) madvise(from, to - from, MADV_HUGEPAGE);
-	}
-#endif
+	setops_advise_huge_pages(res->array, bytes);
 	res->data = (char *) res->array + ARR_OVERHEAD_NONULLS(1);
 	res->capacity = capacity;
 	res->elemtype = elemtype;

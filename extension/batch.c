@@ -103,7 +103,8 @@ gpu_batch(const char *fname, const SetopsBatch *batch, void *out, int64 *out_len
 /* The GPU's reduction through the service; false when the CPU is to answer. */
 static bool
 gpu_reduce(const char *fname, SetopsOp op, SetopsKeyType type, const void *keys,
-		   const int64 *lengths, int64 nruns, int64 total, void **result, int64 *n)
+		   const int64 *lengths, int64 nruns, int64 total, SetopsReduceAlloc alloc,
+		   void *arg, void **result, int64 *n)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	SetopsGpuStatus status;
@@ -111,8 +112,8 @@ gpu_reduce(const char *fname, SetopsOp op, SetopsKeyType type, const void *keys,
 	/* beyond one launch's indices, or lengths beyond a slot: the CPU rounds */
 	if (!setops_service_reduce_fits(type, total, nruns))
 		return false;
-	status = setops_service_reduce(op, type, keys, lengths, nruns, total, result, n,
-								   errbuf, sizeof(errbuf));
+	status = setops_service_reduce(op, type, keys, lengths, nruns, total, alloc, arg,
+								   result, n, errbuf, sizeof(errbuf));
 	if (status != SETOPS_GPU_OK)
 	{
 		setops_gpu_failed(fname, status, errbuf);
@@ -205,6 +206,9 @@ setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys, const in
 
 	buf[0] = palloc_extended(bytes, MCXT_ALLOC_HUGE);
 	buf[1] = nruns > 2 ? palloc_extended(bytes, MCXT_ALLOC_HUGE) : NULL;
+	setops_advise_huge_pages(buf[0], bytes);
+	if (buf[1])
+		setops_advise_huge_pages(buf[1], bytes);
 	memcpy(len, lengths, sizeof(int64) * nruns);
 	if (nruns == 1)
 		memcpy(buf[0], keys, total * ks);
@@ -230,6 +234,41 @@ setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys, const in
 }
 
 void *
+setops_run_reduce_into(const char *fname, SetopsOp op, SetopsKeyType type,
+					   const void *keys, const int64 *lengths, int64 nruns,
+					   SetopsReduceAlloc alloc, void *arg, int64 *n)
+{
+	int64		total = 0,
+				i;
+	void	   *result;
+	void	   *cpu;
+
+	Assert(op == SETOPS_OP_INTERSECT || op == SETOPS_OP_UNION || op == SETOPS_OP_MERGE);
+	Assert(nruns > 0);
+	for (i = 0; i < nruns; i++)
+		total += lengths[i];
+	if (nruns > 1 && setops_gpu_usable(fname, total) &&
+		gpu_reduce(fname, op, type, keys, lengths, nruns, total, alloc, arg, &result, n))
+		return result;
+	cpu = setops_reduce_on_cpu(op, type, keys, lengths, nruns, total, n);
+	result = alloc(*n, arg);
+	memcpy(result, cpu, *n * setops_key_size(type));
+	pfree(cpu);
+	return result;
+}
+
+/* setops_run_reduce's buffers: the answer with the engine's slack. */
+static void *
+reduce_alloc_plain(int64 n, void *arg)
+{
+	Size		bytes = (n + SETOPS_CPU_OUTPUT_SLACK) * setops_key_size(*(SetopsKeyType *) arg);
+	void	   *p = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+
+	setops_advise_huge_pages(p, bytes);
+	return p;
+}
+
+void *
 setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
 				  const void *keys, const int64 *lengths, int64 nruns, int64 *n)
 {
@@ -237,12 +276,12 @@ setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
 				i;
 	void	   *result;
 
-	Assert(op == SETOPS_OP_INTERSECT || op == SETOPS_OP_UNION || op == SETOPS_OP_MERGE);
-	Assert(nruns > 0);
 	for (i = 0; i < nruns; i++)
 		total += lengths[i];
+	/* the CPU's rounds hand over their buffer as it is: no copy */
 	if (nruns > 1 && setops_gpu_usable(fname, total) &&
-		gpu_reduce(fname, op, type, keys, lengths, nruns, total, &result, n))
+		gpu_reduce(fname, op, type, keys, lengths, nruns, total, reduce_alloc_plain, &type,
+				   &result, n))
 		return result;
 	return setops_reduce_on_cpu(op, type, keys, lengths, nruns, total, n);
 }

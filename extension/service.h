@@ -274,6 +274,7 @@ extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int
 extern bool setops_service_reduce_fits(SetopsKeyType type, int64 total, int64 nruns);
 extern SetopsGpuStatus setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 											 const int64 *lengths, int64 nruns, int64 total,
+											 void *(*alloc) (int64 n, void *arg), void *arg,
 											 void **result, int64 *n,
 											 char *errbuf, size_t errlen);
 extern void setops_service_wait_ready(void);

@@ -176,7 +176,8 @@ setops_service_reduce_fits(SetopsKeyType type, int64 total, int64 nruns)
 
 SetopsGpuStatus
 setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
-					  const int64 *lengths, int64 nruns, int64 total, void **result,
+					  const int64 *lengths, int64 nruns, int64 total,
+					  void *(*alloc) (int64 n, void *arg), void *arg, void **result,
 					  int64 *n, char *errbuf, size_t errlen)
 {
 	size_t		ks = setops_key_size(type);
@@ -228,8 +229,8 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 	*n = slot->out_count;
 	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 
-	/* the result, in pieces; the last one frees the stage */
-	res = palloc_extended((*n + SETOPS_CPU_OUTPUT_SLACK) * ks, MCXT_ALLOC_HUGE);
+	/* the result, in pieces, straight into its buffer; the last frees the stage */
+	res = alloc(*n, arg);
 	off = 0;
 	do
 	{
@@ -251,8 +252,6 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 	res = NULL;
 
 done:
-	if (res)
-		pfree(res);
 	service_release_slot();
 	return status;
 }

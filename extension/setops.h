@@ -87,6 +87,7 @@ typedef struct SetopsResult
 	int			stride;
 } SetopsResult;
 
+extern void setops_advise_huge_pages(void *p, Size bytes);
 extern void setops_result_alloc(SetopsResult *res, Oid elemtype, int stride,
 								int64 capacity, const char *fname);
 extern Datum setops_result_finish(SetopsResult *res, int64 n, const char *fname);
@@ -175,6 +176,14 @@ extern int64 setops_run_batch(const char *fname, const SetopsBatch *batch, void 
 extern void *setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
 							   const void *keys, const int64 *lengths, int64 nruns,
 							   int64 *n);
+/*
+ * The same, the result written into a buffer of alloc(n, arg) (room for n
+ * keys), e.g. a result array's elements: no copy of the result after it.
+ */
+typedef void *(*SetopsReduceAlloc) (int64 n, void *arg);
+extern void *setops_run_reduce_into(const char *fname, SetopsOp op, SetopsKeyType type,
+									const void *keys, const int64 *lengths, int64 nruns,
+									SetopsReduceAlloc alloc, void *arg, int64 *n);
 /* The CPU engine's rounds (also the emulated service's). */
 extern void *setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys,
 								  const int64 *lengths, int64 nruns, int64 total, int64 *n);
