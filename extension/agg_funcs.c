@@ -344,12 +344,19 @@ setops_agg_final(PG_FUNCTION_ARGS)
 	 */
 	if (AggCheckCallContext(fcinfo, NULL) == AGG_CONTEXT_AGGREGATE && state->nruns > 1)
 	{
+		double		t0 = setops_now_ms();
+		Datum		result;
+
+		/* setops_last_timing() shows the final reduction's phases */
+		memset(&setops_last, 0, sizeof(setops_last));
 		(void) setops_gpu_usable(agg_name(state->op), 0);
 		agg_reduce_tail(state);
 		r.state = state;
 		(void) setops_run_reduce_into(agg_name(state->op), state->op, state->type, state->keys,
 									  state->lengths, state->nruns, agg_result_alloc, &r, &n);
-		PG_RETURN_DATUM(setops_result_finish(&r.res, n, agg_name(state->op)));
+		result = setops_result_finish(&r.res, n, agg_name(state->op));
+		setops_last.total_ms = setops_now_ms() - t0;
+		PG_RETURN_DATUM(result);
 	}
 	state = agg_final_state(fcinfo);
 	r.state = state;

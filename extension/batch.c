@@ -242,6 +242,7 @@ setops_run_reduce_into(const char *fname, SetopsOp op, SetopsKeyType type,
 				i;
 	void	   *result;
 	void	   *cpu;
+	double		t0;
 
 	Assert(op == SETOPS_OP_INTERSECT || op == SETOPS_OP_UNION || op == SETOPS_OP_MERGE);
 	Assert(nruns > 0);
@@ -250,10 +251,14 @@ setops_run_reduce_into(const char *fname, SetopsOp op, SetopsKeyType type,
 	if (nruns > 1 && setops_gpu_usable(fname, total) &&
 		gpu_reduce(fname, op, type, keys, lengths, nruns, total, alloc, arg, &result, n))
 		return result;
+	t0 = setops_now_ms();
 	cpu = setops_reduce_on_cpu(op, type, keys, lengths, nruns, total, n);
+	setops_last.cpu_ms += setops_now_ms() - t0;
+	t0 = setops_now_ms();
 	result = alloc(*n, arg);
 	memcpy(result, cpu, *n * setops_key_size(type));
 	pfree(cpu);
+	setops_last.result_ms += setops_now_ms() - t0;
 	return result;
 }
 

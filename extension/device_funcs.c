@@ -57,7 +57,8 @@ setops_devices(PG_FUNCTION_ARGS)
 
 /*
  * setops_last_timing(): where the last two-argument set operation of this
- * backend spent its time, in milliseconds.  For benchmarks: read is
+ * backend (or the final reduction of an aggregate over many rows) spent
+ * its time, in milliseconds.  For benchmarks: read is
  * detoasting and reading the arguments; upload, kernel and download are the
  * GPU's (zero on the CPU); decode is unpacking packed arguments (on the
  * GPU, or on the CPU before the engine); cpu is the CPU engine with its

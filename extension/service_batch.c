@@ -187,6 +187,7 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 	char	   *base;
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	char	   *res = NULL;
+	double		t0;
 
 	*result = NULL;
 	*n = 0;
@@ -200,6 +201,7 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 	slot->key_type = type;
 
 	/* the runs, in pieces (an empty state still makes its stage) */
+	t0 = setops_now_ms();
 	do
 	{
 		int64		m = Min(per_piece, total - off);
@@ -217,6 +219,8 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 		CHECK_FOR_INTERRUPTS();
 	} while (off < total);
 
+	setops_last.upload_ms += setops_now_ms() - t0;
+
 	/* every round on the device */
 	slot->kind = REQ_REDUCE;
 	slot->npairs = nruns;
@@ -230,6 +234,7 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 
 	/* the result, in pieces, straight into its buffer; the last frees the stage */
+	t0 = setops_now_ms();
 	res = alloc(*n, arg);
 	off = 0;
 	do
@@ -248,6 +253,7 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 		CHECK_FOR_INTERRUPTS();
 	} while (off < *n);
+	setops_last.download_ms += setops_now_ms() - t0;
 	*result = res;
 	res = NULL;
 

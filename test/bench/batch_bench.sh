@@ -123,8 +123,12 @@ INSERT INTO results SELECT 'cpu', * FROM time_query($q$
 -- the same without the text hash (what the ratio is about)
 INSERT INTO results SELECT 'gpu, count only', * FROM time_query(
     'SELECT cardinality(array_union_agg(a)) FROM a', 'gpu', :runs);
+-- the last gpu run's final function: staging the rows on the device
+-- (upload), the rounds (kernel), the result back into its array (download)
+SELECT 'gpu final function' AS phase, * FROM setops_last_timing();
 INSERT INTO results SELECT 'cpu, count only', * FROM time_query(
     'SELECT cardinality(array_union_agg(a)) FROM a', 'cpu', :runs);
+SELECT 'cpu final function' AS phase, * FROM setops_last_timing();
 INSERT INTO results SELECT 'reading the rows', * FROM time_query(
     'SELECT sum(cardinality(a)) FROM a', 'cpu', :runs);
 \echo rows :rows of :n keys
