@@ -161,7 +161,6 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 	{
 		state->maxkeys = Max(state->maxkeys * 2, state->nkeys + n);
 		state->keys = repalloc_huge(state->keys, state->maxkeys * ks);
-		setops_advise_huge_pages(state->keys, state->maxkeys * ks);
 	}
 	memcpy(state->keys + state->nkeys * ks, keys, n * ks);
 	state->lengths[state->nruns++] = n;
