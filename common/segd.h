@@ -81,4 +81,28 @@ setops_segd_locate(const SetopsSegd *s, int64_t e, int64_t *seg, int64_t *offset
 	*offset = e - s->starts[lo - 1];
 }
 
+/*
+ * The pairs of one round of a reduction over m runs held end to end
+ * (lengths len): pair k is run 2k with run 2k+1, described by starts into
+ * that one buffer.  Returns where the odd run out begins when m is odd
+ * (else the end of the runs); the pairs number m / 2.
+ */
+static inline int64_t
+setops_segd_round_pairs(const int64_t *len, int64_t m, int64_t *a_start, int64_t *a_len,
+						int64_t *b_start, int64_t *b_len)
+{
+	int64_t		start = 0,
+				k;
+
+	for (k = 0; k < m / 2; k++)
+	{
+		a_start[k] = start;
+		a_len[k] = len[2 * k];
+		b_start[k] = start + len[2 * k];
+		b_len[k] = len[2 * k + 1];
+		start = b_start[k] + b_len[k];
+	}
+	return start;
+}
+
 #endif							/* SETOPS_SEGD_H */

@@ -150,7 +150,7 @@ cpu_reduce_round(SetopsOp op, SetopsKeyType type, const char *cur, const int64 *
 	size_t		ks = setops_key_size(type);
 	int64		npairs = m / 2,
 				k,
-				start = 0,
+				start,
 				n;
 	int64	   *a_len = palloc(sizeof(int64) * npairs * 4);
 	int64	   *b_len = a_len + npairs;
@@ -158,14 +158,7 @@ cpu_reduce_round(SetopsOp op, SetopsKeyType type, const char *cur, const int64 *
 	int64	   *b_start = a_start + npairs;
 	SetopsBatch batch;
 
-	for (k = 0; k < npairs; k++)
-	{
-		a_start[k] = start;
-		a_len[k] = len[2 * k];
-		b_start[k] = start + len[2 * k];
-		b_len[k] = len[2 * k + 1];
-		start = b_start[k] + b_len[k];
-	}
+	start = setops_segd_round_pairs(len, m, a_start, a_len, b_start, b_len);
 	memset(&batch, 0, sizeof(batch));
 	batch.op = op;
 	batch.type = type;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gpu_internal.h"
+#include "../common/segd.h"
 
 /* The kernels' pair arrays, host side, for the pairs with work. */
 typedef struct HostPairs
@@ -307,8 +308,7 @@ setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *s
 						 int64_t *n, char *errbuf, size_t errlen)
 {
 	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
-	int64_t		m = nruns,
-				k;
+	int64_t		m = nruns;
 	int64_t	   *len = (int64_t *) malloc(sizeof(int64_t) * nruns * 6);
 	int64_t	   *a_start = len + nruns;
 	int64_t	   *a_len = a_start + nruns;
@@ -334,7 +334,7 @@ setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *s
 	while (m > 1 && status == SETOPS_GPU_OK)
 	{
 		int64_t		npairs = m / 2,
-					start = 0,
+					start,
 					bound = 0;
 		HostPairs	h;
 		int			num_tiles,
@@ -348,14 +348,7 @@ setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *s
 		cudaError_t err;
 		int64_t		total;
 
-		for (k = 0; k < npairs; k++)
-		{
-			a_start[k] = start;
-			a_len[k] = len[2 * k];
-			b_start[k] = start + len[2 * k];
-			b_len[k] = len[2 * k + 1];
-			start = b_start[k] + b_len[k];
-		}
+		start = setops_segd_round_pairs(len, m, a_start, a_len, b_start, b_len);
 		if (!host_pairs_build(op, false, npairs, a_start, a_len, b_start, b_len, &h, &bound,
 							  errbuf, errlen))
 		{

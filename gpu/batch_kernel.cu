@@ -57,18 +57,22 @@ template <> struct BatchShape<int64_t>
 	static const int VT = 12;
 };
 
-/* The last pair whose work starts at or before e (pairs are non-empty). */
+/*
+ * The last of n starts at or before e: a pair's (its work starts, in global
+ * memory) or a piece's (its place in the tile, in shared memory).  Pairs
+ * and pieces are never empty, so the answer holds e.
+ */
 __device__ __forceinline__ int
-pair_of(const int *work_start, int npairs, int e)
+pair_of(const int *starts, int n, int e)
 {
 	int			lo = 0,
-				hi = npairs;
+				hi = n;
 
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) >> 1;
 
-		if (work_start[mid] <= e)
+		if (starts[mid] <= e)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -118,23 +122,49 @@ batch_partition_kernel(BatchPairs pairs, const Key *a, const Key *b, int nv,
 	}
 }
 
-/* Binary search in shared memory: the last j < n with starts[j] <= x. */
-__device__ __forceinline__ int
-piece_of(const int *starts, int n, int x)
+/*
+ * The end of every batch tile: the block scan of the commit counts, the
+ * tile's offset by decoupled look-back, compaction through shared memory,
+ * where each pair begun in this tile puts its first output (the k-th pair
+ * begun by a thread is first_pair + k), the coalesced stores and, in the
+ * last tile, the total.
+ */
+template <int NT, int VT, bool WithPos, typename Key>
+__device__ __forceinline__ void
+batch_tile_finish(const BatchLaunchParams &p, int tile, unsigned commit, unsigned starts,
+				  int first_pair, const Key (&results)[VT], const int (&pos)[VT],
+				  typename cub::BlockScan<int, NT>::TempStorage &scan_storage,
+				  Key *s_keys, int *s_pos, int *s_prefix)
 {
-	int			lo = 0,
-				hi = n;
+	int			tid = threadIdx.x;
+	int			offset;
+	int			tile_total;
+	int			prefix;
 
-	while (lo < hi)
+	cub::BlockScan<int, NT>(scan_storage).ExclusiveSum(__popc(commit), offset, tile_total);
+	if (tid < 32)
 	{
-		int			mid = (lo + hi) >> 1;
+		long long	pre = tile_exclusive_prefix(p.descriptors, tile, tile_total);
 
-		if (starts[mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (tid == 0)
+			*s_prefix = (int) pre;
 	}
-	return lo - 1;
+	compact_to_shared(commit, results, pos, offset, s_keys, s_pos, WithPos);
+	__syncthreads();
+	prefix = *s_prefix;
+
+	for (int k = first_pair; starts; starts &= starts - 1, ++k)
+	{
+		int			i = __ffs(starts) - 1;
+
+		p.out_start[k] = prefix + offset + __popc(commit & ((1u << i) - 1));
+	}
+	store_shared_to_global<NT>(s_keys, tile_total, (Key *) p.out + prefix);
+	if (WithPos)
+		for (int i = tid; i < tile_total; i += NT)
+			p.out_pos[prefix + i] = s_pos[i];
+	if (tile == p.num_tiles - 1 && tid == 0)
+		p.results->total = prefix + tile_total;
 }
 
 template <typename Key, SetopsOp Op, bool WithPos>
@@ -202,7 +232,7 @@ batch_tile_kernel(BatchLaunchParams p)
 	/* load: element x of the tile is in piece j, A's part or B's */
 	for (int x = tid; x < count; x += NT)
 	{
-		int			j = npieces == 1 ? 0 : piece_of(s_piece, npieces, x);
+		int			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
 		int			pr = lo.pair + j;
 		int			off = x - s_piece[j];
 		int			acnt = s_acnt[j];
@@ -227,7 +257,7 @@ batch_tile_kernel(BatchLaunchParams p)
 						bcnt,
 						d;
 
-			j = npieces == 1 ? 0 : piece_of(s_piece, npieces, x);
+			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
 			acnt = s_acnt[j];
 			bcnt = s_piece[j + 1] - s_piece[j] - acnt;
 			d = x - s_piece[j];
@@ -327,36 +357,10 @@ batch_tile_kernel(BatchLaunchParams p)
 		}
 	}
 
-	int			offset;
-	int			tile_total;
-
-	Scan(scan_storage).ExclusiveSum(__popc(commit), offset, tile_total);
-	if (tid < 32)
-	{
-		long long	prefix = tile_exclusive_prefix(p.descriptors, tile, tile_total);
-
-		if (tid == 0)
-			s_prefix = (int) prefix;
-	}
-	/* after the scan's barrier nobody reads the keys: reuse their space */
-	compact_to_shared(commit, results, pos, offset, s.out.keys, s.out.pos, WithPos);
-	__syncthreads();
-
-	int			prefix = s_prefix;
-
-	/* where each pair this thread began puts its first output */
-	for (int k = first_started; starts; starts &= starts - 1, ++k)
-	{
-		int			i = __ffs(starts) - 1;
-
-		p.out_start[lo.pair + k] = prefix + offset + __popc(commit & ((1u << i) - 1));
-	}
-	store_shared_to_global<NT>(s.out.keys, tile_total, (Key *) p.out + prefix);
-	if (WithPos)
-		for (int i = tid; i < tile_total; i += NT)
-			p.out_pos[prefix + i] = s.out.pos[i];
-	if (tile == p.num_tiles - 1 && tid == 0)
-		p.results->total = prefix + tile_total;
+	/* after the scan's barrier nobody reads the keys: their space compacts */
+	batch_tile_finish<NT, VT, WithPos>(p, tile, commit, starts, lo.pair + first_started,
+									   results, pos, scan_storage, s.out.keys, s.out.pos,
+									   &s_prefix);
 }
 
 /*
@@ -528,34 +532,8 @@ probe_tile_kernel(BatchLaunchParams p)
 		}
 	}
 
-	int			offset;
-	int			tile_total;
-
-	Scan(scan_storage).ExclusiveSum(__popc(commit), offset, tile_total);
-	if (tid < 32)
-	{
-		long long	prefix = tile_exclusive_prefix(p.descriptors, tile, tile_total);
-
-		if (tid == 0)
-			s_prefix = (int) prefix;
-	}
-	compact_to_shared(commit, results, pos, offset, s.out.keys, s.out.pos, WithPos);
-	__syncthreads();
-
-	int			prefix = s_prefix;
-
-	for (int k = first_started; starts; starts &= starts - 1, ++k)
-	{
-		int			i = __ffs(starts) - 1;
-
-		p.out_start[k] = prefix + offset + __popc(commit & ((1u << i) - 1));
-	}
-	store_shared_to_global<NT>(s.out.keys, tile_total, (Key *) p.out + prefix);
-	if (WithPos)
-		for (int i = tid; i < tile_total; i += NT)
-			p.out_pos[prefix + i] = s.out.pos[i];
-	if (tile == p.num_tiles - 1 && tid == 0)
-		p.results->total = prefix + tile_total;
+	batch_tile_finish<NT, VT, WithPos>(p, tile, commit, starts, first_started, results, pos,
+									   scan_storage, s.out.keys, s.out.pos, &s_prefix);
 }
 
 template <typename Key, SetopsOp Op, bool WithPos>

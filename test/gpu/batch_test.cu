@@ -22,8 +22,8 @@
  *          of 10,000 keys on the device against the CPU engine's rounds.
  *          Medians of 7.
  *
- * Usage: batch_test test [quick] | bench   (quick: batches a tenth the size,
- * for compute-sanitizer)
+ * Usage: batch_test test [quick | tiny] | bench   (quick: batches a tenth
+ * the size, for memcheck; tiny: a fortieth, for racecheck)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -123,6 +123,32 @@ add_pair(Batch<Key> &t, int64_t na, int64_t nb, TestShape shape, int64_t salt)
 	gen(t.b.data() + t.b_start.back(), nb, shape, salt + 1);
 }
 
+/* The arguments of setops_gpu_setop_batch for t, keys at a and b. */
+template <typename Key>
+static SetopsGpuBatchArgs
+batch_args(SetopsOp op, const Batch<Key> &t, const Key *a, const Key *b, Key *out,
+		   int64_t *out_lengths)
+{
+	SetopsGpuBatchArgs args;
+
+	memset(&args, 0, sizeof(args));
+	args.op = op;
+	args.key_type = key_type<Key>();
+	args.a = a;
+	args.a_keys = (int64_t) t.a.size();
+	args.b = b;
+	args.b_keys = (int64_t) t.b.size();
+	args.npairs = (int64_t) t.a_len.size();
+	args.a_start = t.a_start.data();
+	args.a_len = t.a_len.data();
+	args.b_start = t.b_start.data();
+	args.b_len = t.b_len.data();
+	args.b_shared = t.b_shared;
+	args.out_keys = out;
+	args.out_lengths = out_lengths;
+	return args;
+}
+
 /* Run op on the GPU and the CPU engine and compare everything. */
 template <typename Key>
 static void
@@ -157,23 +183,8 @@ compare(const char *what, SetopsOp op, const Batch<Key> &t, bool positions)
 								   want_len.data(), want_pos.data());
 
 	memset(got.data(), 0xab, got.size() * sizeof(Key));
-	SetopsGpuBatchArgs args;
+	SetopsGpuBatchArgs args = batch_args(op, t, t.a.data(), t.b.data(), got.data(), got_len.data());
 
-	memset(&args, 0, sizeof(args));
-	args.op = op;
-	args.key_type = key_type<Key>();
-	args.a = t.a.data();
-	args.a_keys = (int64_t) t.a.size();
-	args.b = t.b.data();
-	args.b_keys = (int64_t) t.b.size();
-	args.npairs = npairs;
-	args.a_start = t.a_start.data();
-	args.a_len = t.a_len.data();
-	args.b_start = t.b_start.data();
-	args.b_len = t.b_len.data();
-	args.b_shared = t.b_shared;
-	args.out_keys = got.data();
-	args.out_lengths = got_len.data();
 	args.out_pos = positions ? got_pos.data() : NULL;
 
 	SetopsGpuStatus st = setops_gpu_setop_batch(&args, errbuf, sizeof(errbuf));
@@ -441,24 +452,9 @@ bench_batch(const char *what, SetopsOp op, Batch<int32_t> &t)
 	memcpy(b_pinned, t.b.data(), t.b.size() * 4);
 	for (int r = 0; r < 8; r++)
 	{
-		SetopsGpuBatchArgs args;
+		SetopsGpuBatchArgs args = batch_args(op, t, a_pinned, b_pinned, o_pinned, lens.data());
 		double		t0 = now_ms();
 
-		memset(&args, 0, sizeof(args));
-		args.op = op;
-		args.key_type = SETOPS_KEY_INT32;
-		args.a = a_pinned;
-		args.a_keys = (int64_t) t.a.size();
-		args.b = b_pinned;
-		args.b_keys = (int64_t) t.b.size();
-		args.npairs = npairs;
-		args.a_start = t.a_start.data();
-		args.a_len = t.a_len.data();
-		args.b_start = t.b_start.data();
-		args.b_len = t.b_len.data();
-		args.b_shared = t.b_shared;
-		args.out_keys = o_pinned;
-		args.out_lengths = lens.data();
 		if (setops_gpu_setop_batch(&args, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		{
 			printf("%s: %s\n", what, errbuf);
@@ -640,6 +636,8 @@ main(int argc, char **argv)
 	}
 	if (argc > 2 && strcmp(argv[2], "quick") == 0)
 		scale = 10;
+	if (argc > 2 && strcmp(argv[2], "tiny") == 0)
+		scale = 40;
 	test_batches<int32_t>();
 	test_batches<int64_t>();
 	test_reduce<int32_t>();
