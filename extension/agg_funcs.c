@@ -319,6 +319,9 @@ agg_result_alloc(int64 n, void *arg)
 {
 	AggResultAlloc *r = (AggResultAlloc *) arg;
 
+	/* asked again (the GPU failed after allocating): the same array serves */
+	if (r->res.array != NULL && r->res.capacity >= n)
+		return r->res.data;
 	setops_result_alloc(&r->res, setops_key_elemtype(r->state->type),
 						setops_key_size(r->state->type), n, agg_name(r->state->op));
 	return r->res.data;
@@ -348,6 +351,7 @@ setops_agg_final(PG_FUNCTION_ARGS)
 
 		/* setops_last_timing() shows the final reduction's phases */
 		memset(&setops_last, 0, sizeof(setops_last));
+		memset(&r, 0, sizeof(r));
 		(void) setops_gpu_usable(agg_name(state->op), 0);
 		agg_reduce_tail(state);
 		r.state = state;
@@ -358,6 +362,7 @@ setops_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(result);
 	}
 	state = agg_final_state(fcinfo);
+	memset(&r, 0, sizeof(r));
 	r.state = state;
 	(void) agg_result_alloc(state->nkeys, &r);
 	memcpy(r.res.data, state->keys, state->nkeys * setops_key_size(state->type));

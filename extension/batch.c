@@ -255,15 +255,22 @@ setops_run_reduce_into(const char *fname, SetopsOp op, SetopsKeyType type,
 	return result;
 }
 
-/* setops_run_reduce's buffers: the answer with the engine's slack. */
+/* setops_run_reduce's buffer: the answer with the engine's slack. */
+typedef struct PlainAlloc
+{
+	SetopsKeyType type;
+	void	   *p;				/* to free if the GPU fails after allocating */
+} PlainAlloc;
+
 static void *
 reduce_alloc_plain(int64 n, void *arg)
 {
-	Size		bytes = (n + SETOPS_CPU_OUTPUT_SLACK) * setops_key_size(*(SetopsKeyType *) arg);
-	void	   *p = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	PlainAlloc *a = (PlainAlloc *) arg;
+	Size		bytes = (n + SETOPS_CPU_OUTPUT_SLACK) * setops_key_size(a->type);
 
-	setops_advise_huge_pages(p, bytes);
-	return p;
+	a->p = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	setops_advise_huge_pages(a->p, bytes);
+	return a->p;
 }
 
 void *
@@ -277,9 +284,15 @@ setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
 	for (i = 0; i < nruns; i++)
 		total += lengths[i];
 	/* the CPU's rounds hand over their buffer as it is: no copy */
-	if (nruns > 1 && setops_gpu_usable(fname, total) &&
-		gpu_reduce(fname, op, type, keys, lengths, nruns, total, reduce_alloc_plain, &type,
-				   &result, n))
-		return result;
+	if (nruns > 1 && setops_gpu_usable(fname, total))
+	{
+		PlainAlloc	a = {type, NULL};
+
+		if (gpu_reduce(fname, op, type, keys, lengths, nruns, total, reduce_alloc_plain, &a,
+					   &result, n))
+			return result;
+		if (a.p)
+			pfree(a.p);
+	}
 	return setops_reduce_on_cpu(op, type, keys, lengths, nruns, total, n);
 }

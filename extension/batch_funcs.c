@@ -23,6 +23,7 @@
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
 #include "windowapi.h"
 
@@ -152,6 +153,22 @@ same_b(const BSide *b, const char *shared_keys, const char *shared_vals, int64 n
 	return !pairs || memcmp(b->vals.data, shared_vals, nb * (Size) b->vals.stride) == 0;
 }
 
+/*
+ * Argument argno of row r (relative to the current row), copied into the
+ * current memory context: the datum WinGetFuncArgInPartition returns lies
+ * in a tuple that its next call frees.
+ */
+static Datum
+fetch_arg(WindowObject winobj, int argno, int64 r, bool *isnull, bool *isout)
+{
+	Datum		d = WinGetFuncArgInPartition(winobj, argno, (int) r, WINDOW_SEEK_CURRENT,
+											 false, isnull, isout);
+
+	if (*isnull || (isout && *isout))
+		return (Datum) 0;
+	return datumCopy(d, false, -1);
+}
+
 /* The row's value arguments must be of the one type the chunk has. */
 static void
 note_vals_type(BatchPart *st, const SetopsValues *v, bool *known)
@@ -232,12 +249,10 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 		if ((r & 255) == 255)
 			CHECK_FOR_INTERRUPTS();
 
-		/* the row's arguments (pointers into its tuple: read before the next) */
+		/* the row's arguments, each copied (the next fetch frees the tuple) */
 		MemoryContextReset(st->rowcxt);
 		MemoryContextSwitchTo(st->rowcxt);
-		arg[call->a_arg] = WinGetFuncArgInPartition(winobj, call->a_arg, (int) r,
-													WINDOW_SEEK_CURRENT, false,
-													&isnull[call->a_arg], &isout);
+		arg[call->a_arg] = fetch_arg(winobj, call->a_arg, r, &isnull[call->a_arg], &isout);
 		if (isout)
 			break;				/* the partition ends */
 		anynull = isnull[call->a_arg];
@@ -252,17 +267,14 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 				/* a stable B: any row's is every row's, fetched once */
 				if (!stable_fetched[i])
 				{
-					stable_arg[i] = WinGetFuncArgInPartition(winobj, i, (int) r,
-															 WINDOW_SEEK_CURRENT, false,
-															 &stable_null[i], NULL);
+					stable_arg[i] = fetch_arg(winobj, i, r, &stable_null[i], NULL);
 					stable_fetched[i] = true;
 				}
 				arg[i] = stable_arg[i];
 				isnull[i] = stable_null[i];
 			}
 			else
-				arg[i] = WinGetFuncArgInPartition(winobj, i, (int) r,
-												  WINDOW_SEEK_CURRENT, false, &isnull[i], NULL);
+				arg[i] = fetch_arg(winobj, i, r, &isnull[i], NULL);
 			anynull |= isnull[i];
 		}
 		st->nrows = r + 1;
@@ -329,7 +341,16 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			{
 				int64		p;
 
-				/* B differs: earlier pairs get copies of the shared one */
+				/*
+				 * B differs: earlier pairs get copies of the shared one,
+				 * unless those copies would pass the chunk's bound: then
+				 * this row starts the next chunk.
+				 */
+				if (a_total + (npairs + 1) * nb_shared + b->keys.n >= BATCH_MAX_ELEMENTS)
+				{
+					st->nrows = r;
+					break;
+				}
 				b_shared = false;
 				for (p = 1; p < npairs; p++)
 				{

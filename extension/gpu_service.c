@@ -500,6 +500,7 @@ serve_slots(int *next)
 {
 	int			k;
 
+	service_stage_sweep();
 	for (k = 0; k < setops_service->nslots; k++)
 	{
 		int			i = (*next + k) % setops_service->nslots;
@@ -529,6 +530,10 @@ serve_slots(int *next)
 				MemoryContextSwitchTo(cxt);
 				edata = CopyErrorData();
 				FlushErrorState();
+				/* a reduction that failed half-way keeps nothing */
+				if (slot->kind == REQ_STAGE_PUT || slot->kind == REQ_REDUCE ||
+					slot->kind == REQ_STAGE_GET)
+					service_stage_done(i);
 				slot->status = SETOPS_GPU_ERROR;
 				strlcpy(slot->errmsg, edata->message, sizeof(slot->errmsg));
 			}

@@ -222,6 +222,7 @@ extern void service_batch_init(void);
 extern void service_run_batch(ServiceSlot *slot, bool emulate);
 extern void service_stage_request(ServiceSlot *slot, int slot_index, bool emulate);
 extern void service_stage_done(int slot_index);
+extern void service_stage_sweep(void);
 
 /* service_client.c: slots, for the other request senders */
 extern bool service_client_up(char *errbuf, size_t errlen);

@@ -151,6 +151,12 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 			   b_keys * ks);
 
 	status = service_submit(slot, errbuf, errlen);
+	if (status == SETOPS_GPU_OK && (slot->out_count < 0 || slot->out_count > bound))
+	{
+		snprintf(errbuf, errlen, "internal error: %lld outputs from a bound of %lld",
+				 (long long) slot->out_count, (long long) bound);
+		status = SETOPS_GPU_ERROR;
+	}
 	if (status == SETOPS_GPU_OK)
 	{
 		setops_last.upload_ms += slot->ms_upload;
@@ -231,6 +237,13 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 		goto done;
 	setops_last.kernel_ms += slot->ms_kernel;
 	*n = slot->out_count;
+	if (*n < 0 || *n > total)
+	{
+		snprintf(errbuf, errlen, "internal error: a reduction of %lld keys gave %lld",
+				 (long long) total, (long long) *n);
+		status = SETOPS_GPU_ERROR;
+		goto done;
+	}
 	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 
 	/* the result, in pieces, straight into its buffer; the last frees the stage */
@@ -287,6 +300,22 @@ void
 service_batch_init(void)
 {
 	stages = MemoryContextAllocZero(TopMemoryContext, sizeof(SlotStage) * setops_service->nslots);
+}
+
+/*
+ * Stages whose slot is free again: their backend gave up between requests
+ * (an ERROR or a cancel after a piece), so nobody will read them.  A stage
+ * in use keeps its slot claimed from its first piece to its last.
+ */
+void
+service_stage_sweep(void)
+{
+	int			i;
+
+	for (i = 0; i < setops_service->nslots; i++)
+		if (stages[i].used &&
+			pg_atomic_read_u32(&setops_service->slots[i].state) == SLOT_FREE)
+			service_stage_done(i);
 }
 
 void

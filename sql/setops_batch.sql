@@ -154,4 +154,14 @@ FROM (SELECT g, ARRAY(SELECT generate_series(g, 5000000 + g))::int4[] AS a
       FROM generate_series(0, 4) g) t
 ORDER BY g;
 
+-- rows of large computed arrays (held in the window's own rows, not
+-- TOASTed): each argument survives the fetch of the next one
+SELECT count(*) FILTER (WHERE r IS DISTINCT FROM array_intersect_gpu(a, b)) AS wrong,
+       count(*) FILTER (WHERE q IS DISTINCT FROM array_union_gpu(b, a)) AS wrong_swapped,
+       sum(cardinality(r)) AS total
+FROM (SELECT a, b, array_intersect_batch(a, b) OVER () AS r, array_union_batch(b, a) OVER () AS q
+      FROM (SELECT ARRAY(SELECT generate_series(1, 100000 + g))::int4[] AS a,
+                   ARRAY(SELECT generate_series(1, 100000, 2 + g))::int4[] AS b
+            FROM generate_series(1, 5) g) s) t;
+
 DROP TABLE batch_rows, pv;
