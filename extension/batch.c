@@ -38,11 +38,8 @@ batch_elements(const SetopsBatch *batch)
 static int64
 cpu_batch(const SetopsBatch *batch, void *out, int64 *out_lengths, int64 *out_pos)
 {
-	if (batch->type == SETOPS_KEY_INT64)
-		return setops_cpu_setop_segmented_i64(batch->op, batch->a, &batch->as,
-											  batch->b, &batch->bs, out, out_lengths, out_pos);
-	return setops_cpu_setop_segmented_i32(batch->op, batch->a, &batch->as,
-										  batch->b, &batch->bs, out, out_lengths, out_pos);
+	return setops_cpu_setop_segmented(batch->op, batch->type, batch->a, &batch->as,
+									  batch->b, &batch->bs, out, out_lengths, out_pos);
 }
 
 /*
@@ -82,12 +79,9 @@ gpu_batch(const char *fname, const SetopsBatch *batch, void *out, int64 *out_len
 
 			if (out_pos == NULL)
 				m = setops_run_setop(fname, batch->op, &ka, &kb, (char *) out + k * ks);
-			else if (batch->type == SETOPS_KEY_INT64)
-				m = setops_cpu_setop_i64(batch->op, a, ka.n, b, kb.n,
-										 (int64 *) out + k, out_pos + k);
 			else
-				m = setops_cpu_setop_i32(batch->op, a, ka.n, b, kb.n,
-										 (int32 *) out + k, out_pos + k);
+				m = setops_cpu_setop(batch->op, batch->type, a, ka.n, b, kb.n,
+									 (char *) out + k * ks, out_pos + k);
 			out_lengths[p] = m;
 			next = p + 1;
 		}

@@ -318,10 +318,7 @@ cpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b, void *ou
 	setops_keys_materialize(b, fname);
 	t0 = setops_now_ms();
 	setops_require_sorted2(fname, a, b);
-	if (a->type == SETOPS_KEY_INT64)
-		n = setops_cpu_setop_i64(op, a->data, a->n, b->data, b->n, out_keys, NULL);
-	else
-		n = setops_cpu_setop_i32(op, a->data, a->n, b->data, b->n, out_keys, NULL);
+	n = setops_cpu_setop(op, a->type, a->data, a->n, b->data, b->n, out_keys, NULL);
 	setops_last.cpu_ms = setops_now_ms() - t0;
 	return n;
 }
@@ -449,6 +446,7 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 					   SetopsKeys *b, const SetopsValues *bv,
 					   void *out_keys, char *out_vals)
 {
+	size_t		ks = setops_key_size(a->type);
 	int64	   *pos;
 	int64		ai = 0,
 				bi = 0,
@@ -480,14 +478,9 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 		else
 			setops_cpu_split(op, a->type, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
 
-		if (a->type == SETOPS_KEY_INT64)
-			m = setops_cpu_setop_i64(op, (const int64 *) a->data + ai, a_end - ai,
-									 (const int64 *) b->data + bi, b_end - bi,
-									 (int64 *) out_keys + k, pos);
-		else
-			m = setops_cpu_setop_i32(op, (const int32 *) a->data + ai, a_end - ai,
-									 (const int32 *) b->data + bi, b_end - bi,
-									 (int32 *) out_keys + k, pos);
+		m = setops_cpu_setop(op, a->type, (const char *) a->data + ai * ks, a_end - ai,
+							 (const char *) b->data + bi * ks, b_end - bi,
+							 (char *) out_keys + k * ks, pos);
 
 		/* this chunk's values: positions are relative to the chunk */
 		avc.data = av->data + ai * av->stride;

@@ -261,9 +261,8 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
 	}
 	if (slot->val_stride == 0)
 	{
-		slot->out_count = ks == 8 ?
-			setops_cpu_setop_i64(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), NULL) :
-			setops_cpu_setop_i32(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), NULL);
+		slot->out_count = setops_cpu_setop(slot->op, slot->key_type, a, slot->na, b, slot->nb,
+										   base + slot->off_out, NULL);
 	}
 	else
 	{
@@ -272,9 +271,8 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
 		SetopsValues av,
 					bv;
 
-		slot->out_count = ks == 8 ?
-			setops_cpu_setop_i64(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), src) :
-			setops_cpu_setop_i32(slot->op, a, slot->na, b, slot->nb, (void *) (base + slot->off_out), src);
+		slot->out_count = setops_cpu_setop(slot->op, slot->key_type, a, slot->na, b, slot->nb,
+										   base + slot->off_out, src);
 		memset(&av, 0, sizeof(av));
 		av.stride = slot->val_stride;
 		av.n = slot->na;

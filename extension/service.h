@@ -182,6 +182,9 @@ typedef struct ServiceShared
 /* NULL unless setops is in shared_preload_libraries. */
 extern ServiceShared *setops_service;
 
+/* Offsets of a request's parts in its slot's arena. */
+#define SERVICE_ALIGN(x) TYPEALIGN(64, (x))
+
 /* The slot's part of the transfer arena. */
 static inline char *
 service_slot_data(ServiceSlot *slot)

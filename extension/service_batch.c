@@ -28,8 +28,6 @@
 #include "service.h"
 #include "cpu/engine.h"
 
-#define ALIGN_UP(x) TYPEALIGN(64, (x))
-
 /* ---- the backend's side ---- */
 
 /* Arena bytes of pairs [first, last) of batch. */
@@ -51,9 +49,9 @@ batch_request_bytes(const SetopsBatch *batch, int64 first, int64 last, bool want
 	}
 	if (batch->b_shared)
 		*b_keys = batch->bs.lengths[first];
-	return ALIGN_UP(*a_keys * ks) + ALIGN_UP(*b_keys * ks) + ALIGN_UP(npairs * 4 * sizeof(int64)) +
-		ALIGN_UP((*bound + SETOPS_CPU_OUTPUT_SLACK) * ks) + ALIGN_UP(npairs * sizeof(int64)) +
-		(want_pos ? ALIGN_UP((*bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64)) : 0);
+	return SERVICE_ALIGN(*a_keys * ks) + SERVICE_ALIGN(*b_keys * ks) + SERVICE_ALIGN(npairs * 4 * sizeof(int64)) +
+		SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * ks) + SERVICE_ALIGN(npairs * sizeof(int64)) +
+		(want_pos ? SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64)) : 0);
 }
 
 SetopsGpuStatus
@@ -110,11 +108,11 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 	slot->b_shared = batch->b_shared;
 	slot->want_pos = want_pos;
 	slot->off_a = 0;
-	slot->off_b = ALIGN_UP(a_keys * ks);
-	slot->off_av = slot->off_b + ALIGN_UP(b_keys * ks);
-	slot->off_out = slot->off_av + ALIGN_UP(slot->npairs * 4 * sizeof(int64));
-	slot->off_outv = slot->off_out + ALIGN_UP((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
-	slot->off_bv = slot->off_outv + ALIGN_UP(slot->npairs * sizeof(int64));
+	slot->off_b = SERVICE_ALIGN(a_keys * ks);
+	slot->off_av = slot->off_b + SERVICE_ALIGN(b_keys * ks);
+	slot->off_out = slot->off_av + SERVICE_ALIGN(slot->npairs * 4 * sizeof(int64));
+	slot->off_outv = slot->off_out + SERVICE_ALIGN((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	slot->off_bv = slot->off_outv + SERVICE_ALIGN(slot->npairs * sizeof(int64));
 
 	/* the one pass over the inputs: into the arena, end to end */
 	pairs = (int64 *) (base + slot->off_av);
@@ -359,17 +357,11 @@ service_run_batch(ServiceSlot *slot, bool emulate)
 		bs.lengths = pairs + 3 * np;
 		as.total = slot->na;
 		bs.total = slot->nb;
-		slot->out_count = slot->key_type == SETOPS_KEY_INT64 ?
-			setops_cpu_setop_segmented_i64(slot->op, (const int64_t *) (base + slot->off_a), &as,
-										   (const int64_t *) (base + slot->off_b), &bs,
-										   (int64_t *) (base + slot->off_out),
-										   (int64_t *) (base + slot->off_outv),
-										   slot->want_pos ? (int64_t *) (base + slot->off_bv) : NULL) :
-			setops_cpu_setop_segmented_i32(slot->op, (const int32_t *) (base + slot->off_a), &as,
-										   (const int32_t *) (base + slot->off_b), &bs,
-										   (int32_t *) (base + slot->off_out),
-										   (int64_t *) (base + slot->off_outv),
-										   slot->want_pos ? (int64_t *) (base + slot->off_bv) : NULL);
+		slot->out_count = setops_cpu_setop_segmented(slot->op, slot->key_type, base + slot->off_a,
+													 &as, base + slot->off_b, &bs,
+													 base + slot->off_out,
+													 (int64_t *) (base + slot->off_outv),
+													 slot->want_pos ? (int64_t *) (base + slot->off_bv) : NULL);
 	}
 	else
 	{

@@ -29,8 +29,6 @@
 #include "service.h"
 #include "cpu/engine.h"
 
-#define ALIGN_UP(x) TYPEALIGN(64, (x))
-
 static ServiceSlot *my_slot = NULL;
 static bool exit_callback_set = false;
 
@@ -373,11 +371,11 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	slot->a_packed_size = args->a_packed_size;
 	slot->b_packed_size = args->b_packed_size;
 	slot->off_a = 0;
-	slot->off_b = ALIGN_UP(a_bytes);
-	slot->off_av = slot->off_b + ALIGN_UP(b_bytes);
-	slot->off_bv = slot->off_av + ALIGN_UP(na * vs);
-	slot->off_out = slot->off_bv + ALIGN_UP(nb * vs);
-	slot->off_outv = slot->off_out + ALIGN_UP((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	slot->off_b = SERVICE_ALIGN(a_bytes);
+	slot->off_av = slot->off_b + SERVICE_ALIGN(b_bytes);
+	slot->off_bv = slot->off_av + SERVICE_ALIGN(na * vs);
+	slot->off_out = slot->off_bv + SERVICE_ALIGN(nb * vs);
+	slot->off_outv = slot->off_out + SERVICE_ALIGN((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
 	if (slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
 		return does_not_fit(slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
 	/*

@@ -136,14 +136,6 @@ widen_positions(int64_t *buf, int64_t n)
 		buf[i] = src[i];
 }
 
-static double
-elapsed_ms(cudaEvent_t from, cudaEvent_t to)
-{
-	float		ms = 0;
-
-	return cudaEventElapsedTime(&ms, from, to) == cudaSuccess ? ms : 0;
-}
-
 /* Is every pair's A where a prefix of the lengths puts it (rows end to end)? */
 static bool
 a_end_to_end(const HostPairs *h)
@@ -268,7 +260,7 @@ setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 				 res.total, (long long) bound);
 		return SETOPS_GPU_ERROR;
 	}
-	args->ms_kernel = elapsed_ms(pool->ev[3], pool->ev[2]);
+	args->ms_kernel = gpu_elapsed_ms(pool->ev[3], pool->ev[2]);
 
 	t0 = gpu_host_ms();
 	{

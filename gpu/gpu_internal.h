@@ -195,6 +195,8 @@ cudaError_t batch_enqueue(SetopsOp op, SetopsKeyType key_type, bool probe,
 
 /* Milliseconds of CLOCK_MONOTONIC. */
 double		gpu_host_ms(void);
+/* Milliseconds between two recorded events (0 when unavailable). */
+double		gpu_elapsed_ms(cudaEvent_t from, cudaEvent_t to);
 int64_t		gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type);
 bool		gpu_host_less(const void *keys, int64_t i, int64_t j, SetopsKeyType type);
 /* Split of args' host keys a, b on cross-diagonal d (Balanced Path). */

@@ -94,8 +94,8 @@ gpu_host_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static double
-elapsed_ms(cudaEvent_t from, cudaEvent_t to)
+double
+gpu_elapsed_ms(cudaEvent_t from, cudaEvent_t to)
 {
 	float		ms = 0;
 
@@ -241,7 +241,7 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 		CHECK_CUDA(gpu_download(pool, args->out_packed, pool->dev + off_enc, size),
 				   "downloading the packed result");
 		args->out_packed_size = size;
-		args->ms_encode += elapsed_ms(pool->ev[4], pool->ev[5]);
+		args->ms_encode += gpu_elapsed_ms(pool->ev[4], pool->ev[5]);
 	}
 	else
 	{
@@ -256,8 +256,8 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	/* upload as the host saw it (staging copies included), the rest by events */
 	args->ms_upload += t_up;
 	if (args->a_packed || args->b_packed)
-		args->ms_decode += elapsed_ms(pool->ev[1], pool->ev[3]);
-	args->ms_kernel += elapsed_ms(pool->ev[3], pool->ev[2]);
+		args->ms_decode += gpu_elapsed_ms(pool->ev[1], pool->ev[3]);
+	args->ms_kernel += gpu_elapsed_ms(pool->ev[3], pool->ev[2]);
 	args->ms_download += gpu_host_ms() - t_down;
 	return SETOPS_GPU_OK;
 }

@@ -93,6 +93,29 @@ setops_cpu_first_unsorted(SetopsKeyType type, const void *keys, int64_t n)
 		setops_cpu_first_unsorted_i32((const int32_t *) keys, n);
 }
 
+static inline int64_t
+setops_cpu_setop(SetopsOp op, SetopsKeyType type, const void *a, int64_t na,
+				 const void *b, int64_t nb, void *out_keys, int64_t *out_pos)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_setop_i64(op, (const int64_t *) a, na, (const int64_t *) b, nb,
+									(int64_t *) out_keys, out_pos);
+	return setops_cpu_setop_i32(op, (const int32_t *) a, na, (const int32_t *) b, nb,
+								(int32_t *) out_keys, out_pos);
+}
+
+static inline int64_t
+setops_cpu_setop_segmented(SetopsOp op, SetopsKeyType type, const void *a, const SetopsSegd *as,
+						   const void *b, const SetopsSegd *bs, void *out,
+						   int64_t *out_lengths, int64_t *out_pos)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_setop_segmented_i64(op, (const int64_t *) a, as, (const int64_t *) b, bs,
+											  (int64_t *) out, out_lengths, out_pos);
+	return setops_cpu_setop_segmented_i32(op, (const int32_t *) a, as, (const int32_t *) b, bs,
+										  (int32_t *) out, out_lengths, out_pos);
+}
+
 static inline void
 setops_cpu_split(SetopsOp op, SetopsKeyType type, const void *a, int64_t na,
 				 const void *b, int64_t nb, int64_t d, int64_t *a_end, int64_t *b_end)
