@@ -26,6 +26,7 @@ OBJS = \
 	extension/agg_funcs.o \
 	extension/batch.o \
 	extension/batch_funcs.o \
+	extension/mapped_buffer.o \
 	extension/packed_type.o \
 	extension/cpu/packed_codec.o \
 	extension/device_funcs.o \

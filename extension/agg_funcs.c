@@ -50,6 +50,13 @@ PG_FUNCTION_INFO_V1(setops_agg_deserialize);
 #define agg_reduce_bytes(op) \
 	((op) == SETOPS_OP_INTERSECT ? AGG_REDUCE_BYTES : AGG_REDUCE_BYTES_GROWING)
 
+/*
+ * Past this size the keys move to a mapping of their own that grows in
+ * place with huge pages (mapped_buffer.c); below it, many groups of small
+ * rows stay in palloc'd memory.
+ */
+#define AGG_MAPPED_BYTES	((Size) 32 * 1024 * 1024)
+
 /* first capacities: many groups of small rows stay small */
 #define AGG_INITIAL_KEYS	64
 #define AGG_INITIAL_RUNS	8
@@ -63,6 +70,7 @@ typedef struct SetopsAggState
 	int64		nkeys;
 	int64		maxkeys;
 	bool		keys_owned;		/* false: keys point into a serialized state */
+	SetopsMappedBuffer mapped;	/* keys, once large: see AGG_MAPPED_BYTES */
 	int64	   *lengths;		/* the descriptor: each run's length */
 	int64		nruns;			/* >= 1 once a non-NULL row was seen */
 	int64		maxruns;
@@ -126,6 +134,40 @@ agg_known_empty(const SetopsAggState *state)
 		state->lengths[0] == 0;
 }
 
+/* Room for need keys; the buffer at least doubles. */
+static void
+agg_grow_keys(SetopsAggState *state, int64 need)
+{
+	size_t		ks = setops_key_size(state->type);
+	int64		cap = Max(state->maxkeys * 2, need);
+
+	Assert(state->keys_owned);
+	if (state->keys == state->mapped.p)
+		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
+	else if ((Size) cap * ks >= AGG_MAPPED_BYTES && setops_mapped_available())
+	{
+		char	   *old = state->keys;
+
+		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
+		memcpy(state->keys, old, state->nkeys * ks);
+		pfree(old);
+	}
+	else
+		state->keys = repalloc_huge(state->keys, cap * ks);
+	state->maxkeys = cap;
+}
+
+/* The keys are about to be replaced: free them if they are the state's. */
+static void
+agg_free_keys(SetopsAggState *state)
+{
+	if (state->keys == state->mapped.p)
+		setops_mapped_free(&state->mapped);
+	else if (state->keys_owned)
+		pfree(state->keys);
+	state->keys = NULL;
+}
+
 /* Append one sorted run of n keys (copied). */
 static void
 agg_add_run(SetopsAggState *state, const void *keys, int64 n)
@@ -158,10 +200,7 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 		state->lengths = repalloc_huge(state->lengths, state->maxruns * sizeof(int64));
 	}
 	if (state->nkeys + n > state->maxkeys)
-	{
-		state->maxkeys = Max(state->maxkeys * 2, state->nkeys + n);
-		state->keys = repalloc_huge(state->keys, state->maxkeys * ks);
-	}
+		agg_grow_keys(state, state->nkeys + n);
 	memcpy(state->keys + state->nkeys * ks, keys, n * ks);
 	state->lengths[state->nruns++] = n;
 	state->nkeys += n;
@@ -215,8 +254,7 @@ agg_reduce(SetopsAggState *state)
 							   state->lengths, state->nruns, &n);
 	MemoryContextSwitchTo(oldcxt);
 
-	if (state->keys_owned)
-		pfree(state->keys);
+	agg_free_keys(state);
 	state->keys = result;
 	state->keys_owned = true;
 	state->maxkeys = n;			/* all the reduce promises room for */

@@ -88,6 +88,19 @@ typedef struct SetopsResult
 } SetopsResult;
 
 extern void setops_advise_huge_pages(void *p, Size bytes);
+
+/* mapped_buffer.c: a buffer grown in place by mremap, freed with its context */
+typedef struct SetopsMappedBuffer
+{
+	char	   *p;				/* NULL until first grown */
+	Size		bytes;
+	bool		registered;		/* callback set on the owner context */
+	MemoryContextCallback callback;
+} SetopsMappedBuffer;
+
+extern bool setops_mapped_available(void);
+extern void *setops_mapped_grow(SetopsMappedBuffer *m, Size bytes, MemoryContext owner);
+extern void setops_mapped_free(SetopsMappedBuffer *m);
 extern void setops_result_alloc(SetopsResult *res, Oid elemtype, int stride,
 								int64 capacity, const char *fname);
 extern Datum setops_result_finish(SetopsResult *res, int64 n, const char *fname);
