@@ -22,8 +22,9 @@
  *          of 10,000 keys on the device against the CPU engine's rounds.
  *          Medians of 7.
  *
- * Usage: batch_test test [quick | tiny] | bench   (quick: batches a tenth
- * the size, for memcheck; tiny: a fortieth, for racecheck)
+ * Usage: batch_test test [quick | tiny | race] | bench   (quick: batches a
+ * tenth the size, for memcheck; tiny: a fortieth; race: a fortieth, every
+ * third shape and reductions of up to 64 runs, for racecheck)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,8 +47,11 @@ extern "C"
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
 
-/* "quick": smaller batches, for the sanitizers */
+/* "quick" and "race": smaller batches, for the sanitizers; "race" also
+ * takes every third shape (long runs among them) and fewer reductions */
 static int	scale = 1;
+static int	shape_step = 1;
+static int	reduce_counts = 7;
 
 static double
 now_ms(void)
@@ -235,7 +239,7 @@ test_batches(void)
 {
 	const int	nv = sizeof(Key) == 8 ? 1536 : 2048;
 
-	for (int shape = 0; shape < SHAPE_COUNT; shape++)
+	for (int shape = 0; shape < SHAPE_COUNT; shape += shape_step)
 	{
 		Batch<Key>	t;
 		char		what[96];
@@ -294,7 +298,7 @@ test_batches(void)
 	}
 
 	/* a B shared by every pair: the probe (intersect, difference) */
-	for (int shape = 0; shape < SHAPE_COUNT; shape++)
+	for (int shape = 0; shape < SHAPE_COUNT; shape += shape_step)
 	{
 		Batch<Key>	s;
 		char		what[96];
@@ -357,8 +361,8 @@ test_reduce(void)
 	char		errbuf[SETOPS_GPU_ERRLEN];
 
 	for (int oi = 0; oi < 3; oi++)
-		for (int ci = 0; ci < 7; ci++)
-			for (int shape = 0; shape < SHAPE_COUNT; shape += 2)
+		for (int ci = 0; ci < reduce_counts; ci++)
+			for (int shape = 0; shape < SHAPE_COUNT; shape += 2 * shape_step)
 			{
 				SetopsOp	op = ops[oi];
 				int			nruns = counts[ci];
@@ -638,6 +642,12 @@ main(int argc, char **argv)
 		scale = 10;
 	if (argc > 2 && strcmp(argv[2], "tiny") == 0)
 		scale = 40;
+	if (argc > 2 && strcmp(argv[2], "race") == 0)
+	{
+		scale = 40;
+		shape_step = 3;
+		reduce_counts = 5;		/* up to 64 runs */
+	}
 	test_batches<int32_t>();
 	test_batches<int64_t>();
 	test_reduce<int32_t>();

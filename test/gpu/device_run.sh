@@ -111,7 +111,7 @@ for s in "$@"; do
 		batch) step batch test/gpu/batch_test test ;;
 		batchcheck)
 			step batchmem compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/batch_test test quick
-			step batchrace compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/batch_test test tiny
+			step batchrace compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/batch_test test race
 			;;
 		batchkernelbench) step batchkernelbench test/gpu/batch_test bench ;;
 		batchwindow)
