@@ -80,6 +80,23 @@ pair_of(const int *starts, int n, int e)
 	return lo - 1;
 }
 
+/*
+ * Where element x's piece is kept: one spare word every 32, so that a
+ * thread writing VT consecutive elements and a warp reading 32 consecutive
+ * ones both meet every bank once.
+ */
+__host__ __device__ constexpr int
+owner_slot(int x)
+{
+	return x + (x >> 5);
+}
+
+__host__ __device__ constexpr int
+owner_slots(int n)
+{
+	return owner_slot(n) + 1;
+}
+
 template <typename Key, bool IsMerge>
 __global__ void
 batch_partition_kernel(BatchPairs pairs, const Key *a, const Key *b, int nv,
@@ -181,14 +198,20 @@ batch_tile_kernel(BatchLaunchParams p)
 		Key			keys[NV];
 		int			pos[NV];
 	};
-	union Shared
+	/* until the scan: the keys, and each element's piece (owner_slot) */
+	struct Loaded
 	{
 		Key			keys[NV + 2];
+		int			owner[owner_slots(NV + 2)];
+	};
+	union Shared
+	{
+		Loaded		in;
 		Compacted	out;
 	};
 	__shared__ Shared s;
 	__shared__ typename Scan::TempStorage scan_storage;
-	/* the tile's pieces: where each starts in s.keys, and its A count */
+	/* the tile's pieces: where each starts in s.in.keys, and its A count */
 	__shared__ int s_piece[NV + 3];
 	__shared__ int s_acnt[NV + 2];
 	__shared__ int s_tstart[NT + 1];	/* each thread's first element */
@@ -229,18 +252,45 @@ batch_tile_kernel(BatchLaunchParams p)
 		s_piece[npieces] = count;
 	__syncthreads();
 
+	/*
+	 * Each element's piece, when there are several: a thread takes VT
+	 * consecutive elements, searches for the first one's piece and walks
+	 * on.  One search per thread rather than one per element: with pairs
+	 * of ten elements, per-element searches were a quarter of the
+	 * kernel's instructions.
+	 */
+	if (npieces > 1)
+	{
+		int			x = tid * VT;
+		int			xe = tid == NT - 1 ? count : min(count, x + VT);
+
+		if (x < xe)
+		{
+			int			j = pair_of(s_piece, npieces, x);
+			int			next = s_piece[j + 1];
+
+			for (; x < xe; ++x)
+			{
+				while (next <= x)
+					next = s_piece[++j + 1];
+				s.in.owner[owner_slot(x)] = j;
+			}
+		}
+		__syncthreads();
+	}
+
 	/* load: element x of the tile is in piece j, A's part or B's */
 	for (int x = tid; x < count; x += NT)
 	{
-		int			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
+		int			j = npieces == 1 ? 0 : s.in.owner[owner_slot(x)];
 		int			pr = lo.pair + j;
 		int			off = x - s_piece[j];
 		int			acnt = s_acnt[j];
 
 		if (off < acnt)
-			s.keys[x] = a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
+			s.in.keys[x] = a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
 		else
-			s.keys[x] = b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
+			s.in.keys[x] = b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
 	}
 	__syncthreads();
 
@@ -257,12 +307,12 @@ batch_tile_kernel(BatchLaunchParams p)
 						bcnt,
 						d;
 
-			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
+			j = npieces == 1 ? 0 : s.in.owner[owner_slot(x)];
 			acnt = s_acnt[j];
 			bcnt = s_piece[j + 1] - s_piece[j] - acnt;
 			d = x - s_piece[j];
-			ai = split_path<Key, true, IsMerge>(s.keys + s_piece[j], acnt,
-												s.keys + s_piece[j] + acnt, bcnt, d, 2, &star);
+			ai = split_path<Key, true, IsMerge>(s.in.keys + s_piece[j], acnt,
+												s.in.keys + s_piece[j] + acnt, bcnt, d, 2, &star);
 			x = s_piece[j] + ai + (d - ai + star);
 		}
 		s_tstart[tid] = x;
@@ -321,8 +371,8 @@ batch_tile_kernel(BatchLaunchParams p)
 					if (first_started < 0)
 						first_started = j;
 				}
-				x = s.keys[pstart + ai];
-				y = s.keys[pstart + acnt + bi];
+				x = s.in.keys[pstart + ai];
+				y = s.in.keys[pstart + acnt + bi];
 				a_in = ai < acnt;
 				b_in = bi < bcnt;
 				take_a = a_in & ((b_in ^ 1u) | (unsigned) (x <= y));
