@@ -14,17 +14,18 @@
  *          (itself checked against textbook loops by test/unit/segd_test),
  *          written into poisoned buffers.  Reductions over 1 to 3,000 runs
  *          (empty runs included) equal a left fold on the CPU engine.
- *   bench  elements per second of the kernels (device time) for uniform
- *          batches (pairs of 10, 100 and 10,000) and a skewed one of the
- *          same size (one pair of 10M next to 100k pairs of 10), intersect
- *          and union, int4; the shared-B probe
+ *   bench  elements per second of the kernels (device time) for a skewed
+ *          batch (one pair of 10M next to 100k pairs of 10) and uniform ones
+ *          of the same size: its twin (100k pairs of 110), and pairs of 10,
+ *          100 and 10,000; intersect and union, int4; the shared-B probe
  *          (16k rows of 1,000 against 100,000); a reduction of 10,000 runs
  *          of 10,000 keys on the device against the CPU engine's rounds.
  *          Medians of 7.
  *
- * Usage: batch_test test [quick | tiny | race] | bench   (quick: batches a
+ * Usage: batch_test test [quick | tiny | race] | bench [tiny]   (quick: batches a
  * tenth the size, for memcheck; tiny: a fortieth; race: a fortieth, every
- * third shape and reductions of up to 64 runs, for racecheck)
+ * third shape and reductions of up to 64 runs, for racecheck; bench tiny:
+ * the union of pairs of 10, then the skewed one, for a profiler)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -485,19 +486,21 @@ bench_batch(const char *what, SetopsOp op, Batch<int32_t> &t)
 }
 
 static void
-bench(void)
+bench(bool tiny_only)
 {
 	/*
 	 * 11M elements each: skewed, 5M + 5M next to 100k pairs of 5 + 5;
-	 * uniform, pairs of one size (5 + 5, 50 + 50, 5000 + 5000).
+	 * uniform, pairs of one size.  55 + 55 is the skewed batch's uniform
+	 * twin (the same elements over about as many pairs); 5 + 5 and
+	 * 5000 + 5000 show what a pair costs.
 	 */
-	Batch<int32_t> uniform[3],
+	Batch<int32_t> uniform[4],
 				skewed,
 				probe;
-	int			sizes[3] = {5, 50, 5000};
-	char		name[3][64];
+	int			sizes[4] = {5, 55, 50, 5000};
+	char		name[4][64];
 
-	for (int u = 0; u < 3; u++)
+	for (int u = 0; u < 4; u++)
 	{
 		for (int i = 0; i < 5500000 / sizes[u]; i++)
 			add_pair(uniform[u], sizes[u], sizes[u], SHAPE_UNIFORM_NARROW, i);
@@ -509,9 +512,16 @@ bench(void)
 			add_pair(skewed, 5000000, 5000000, SHAPE_UNIFORM_NARROW, i);
 		else
 			add_pair(skewed, 5, 5, SHAPE_UNIFORM_NARROW, i);
+	if (tiny_only)
+	{
+		/* for a profiler: the slowest uniform batch, then the skewed one */
+		bench_batch(name[0], SETOPS_OP_UNION, uniform[0]);
+		bench_batch("skewed (5M + 5M among 100k of 5 + 5)", SETOPS_OP_UNION, skewed);
+		return;
+	}
 	for (int op = 0; op < 2; op++)
 	{
-		for (int u = 0; u < 3; u++)
+		for (int u = 0; u < 4; u++)
 			bench_batch(name[u], (SetopsOp) op, uniform[u]);
 		bench_batch("skewed (5M + 5M among 100k of 5 + 5)", (SetopsOp) op, skewed);
 	}
@@ -635,7 +645,7 @@ main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 	{
-		bench();
+		bench(argc > 2 && strcmp(argv[2], "tiny") == 0);
 		return 0;
 	}
 	if (argc > 2 && strcmp(argv[2], "quick") == 0)
