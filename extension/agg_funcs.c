@@ -22,6 +22,7 @@
  */
 #include "postgres.h"
 
+#include "nodes/execnodes.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
 
@@ -53,9 +54,12 @@ PG_FUNCTION_INFO_V1(setops_agg_deserialize);
 /*
  * Past this size the keys move to a mapping of their own that grows in
  * place with huge pages (mapped_buffer.c); below it, many groups of small
- * rows stay in palloc'd memory.
+ * rows stay in palloc'd memory.  Above AGG_REDUCE_BYTES, so that an
+ * intersection reduced in place at every 32 MB does not map and unmap.
+ * Not under hash aggregation: it measures its groups' memory contexts to
+ * decide when to spill, and a mapping would hide the state from it.
  */
-#define AGG_MAPPED_BYTES	((Size) 32 * 1024 * 1024)
+#define AGG_MAPPED_BYTES	((Size) 64 * 1024 * 1024)
 
 /* first capacities: many groups of small rows stay small */
 #define AGG_INITIAL_KEYS	64
@@ -70,7 +74,8 @@ typedef struct SetopsAggState
 	int64		nkeys;
 	int64		maxkeys;
 	bool		keys_owned;		/* false: keys point into a serialized state */
-	SetopsMappedBuffer mapped;	/* keys, once large: see AGG_MAPPED_BYTES */
+	bool		may_map;		/* see AGG_MAPPED_BYTES */
+	SetopsMappedBuffer mapped;	/* keys, once large and may_map */
 	int64	   *lengths;		/* the descriptor: each run's length */
 	int64		nruns;			/* >= 1 once a non-NULL row was seen */
 	int64		maxruns;
@@ -102,12 +107,26 @@ agg_name(SetopsOp op)
 	}
 }
 
+/* May this call's states map their keys?  Not under hash aggregation. */
+static bool
+agg_may_map(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->context && IsA(fcinfo->context, AggState))
+	{
+		AggStrategy strategy = ((AggState *) fcinfo->context)->aggstrategy;
+
+		return strategy == AGG_PLAIN || strategy == AGG_SORTED;
+	}
+	return true;				/* a window aggregate */
+}
+
 static SetopsAggState *
-agg_state_new(MemoryContext cxt, SetopsOp op, SetopsKeyType type)
+agg_state_new(MemoryContext cxt, SetopsOp op, SetopsKeyType type, bool may_map)
 {
 	SetopsAggState *state = MemoryContextAllocZero(cxt, sizeof(SetopsAggState));
 
 	state->op = op;
+	state->may_map = may_map && setops_mapped_available();
 	state->type = type;
 	state->cxt = cxt;
 	state->maxkeys = AGG_INITIAL_KEYS;
@@ -144,7 +163,7 @@ agg_grow_keys(SetopsAggState *state, int64 need)
 	Assert(state->keys_owned);
 	if (state->keys == state->mapped.p)
 		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
-	else if ((Size) cap * ks >= AGG_MAPPED_BYTES && setops_mapped_available())
+	else if ((Size) cap * ks >= AGG_MAPPED_BYTES && state->may_map)
 	{
 		char	   *old = state->keys;
 
@@ -300,7 +319,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
-		state = agg_state_new(aggcxt, op, row.type);
+		state = agg_state_new(aggcxt, op, row.type, agg_may_map(fcinfo));
 	agg_add_run(state, row.data, row.n);
 	agg_bound(state);
 	PG_RETURN_POINTER(state);
@@ -439,7 +458,7 @@ setops_agg_combine(PG_FUNCTION_ARGS)
 	}
 	/* s2 may live in short-lived memory and is left untouched: copy it */
 	if (s1 == NULL)
-		s1 = agg_state_new(aggcxt, s2->op, s2->type);
+		s1 = agg_state_new(aggcxt, s2->op, s2->type, agg_may_map(fcinfo));
 	ks = setops_key_size(s2->type);
 	for (i = 0; i < s2->nruns; i++)
 	{
@@ -494,7 +513,7 @@ setops_agg_deserialize(PG_FUNCTION_ARGS)
 		wire->n < 0 ||
 		VARSIZE(raw) != sizeof(AggWire) + wire->n * setops_key_size(wire->type))
 		elog(ERROR, "setops: malformed serialized aggregate state");
-	state = agg_state_new(CurrentMemoryContext, wire->op, wire->type);
+	state = agg_state_new(CurrentMemoryContext, wire->op, wire->type, false);
 	pfree(state->keys);
 	state->keys = (char *) (wire + 1);
 	state->keys_owned = false;
