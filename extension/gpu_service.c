@@ -138,6 +138,21 @@ serving_abandoned(void)
 		ShutdownRequestPending;
 }
 
+/*
+ * The CPU engine's long loops, when they emulate the GPU here: stop work
+ * whose backend gave up, as the GPU's chunks do.  The ERROR fails only the
+ * request (serve_slots catches it), and its stage is freed.
+ */
+static void
+serving_cpu_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (serving_abandoned())
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("setops GPU service: request abandoned by its backend")));
+}
+
 static void
 publish_devices(void)
 {
@@ -591,6 +606,7 @@ setops_service_main(Datum arg)
 
 	/* the only CUDA context of the cluster, and the pinned arena */
 	setops_gpu_set_interrupt_callback(serving_abandoned);
+	setops_cpu_set_interrupt_hook(serving_cpu_interrupts);
 	publish_devices();
 	if (setops_service->ndevices > 0 &&
 		setops_gpu_register_host(setops_service->arena,

@@ -17,6 +17,7 @@ setops_cpu_setop_segmented_##SFX(SetopsOp op, const KEY *a, const SetopsSegd *as
 								 KEY *out, int64_t *out_lengths, int64_t *out_pos)	\
 {																				\
 	int64_t		k = 0,															\
+				since = 0,														\
 				i;																\
 																				\
 	for (i = 0; i < as->nsegs; i++)												\
@@ -27,9 +28,13 @@ setops_cpu_setop_segmented_##SFX(SetopsOp op, const KEY *a, const SetopsSegd *as
 																				\
 		out_lengths[i] = n;														\
 		k += n;																	\
-		/* many small pairs are long work too */								\
-		if ((i & 4095) == 4095)													\
+		/* many pairs below a chunk are long work too */						\
+		since += as->lengths[i] + bs->lengths[i];								\
+		if (since >= SETOPS_CPU_CHUNK || (i & 4095) == 4095)					\
+		{																		\
 			setops_cpu_check_interrupts();										\
+			since = 0;															\
+		}																		\
 	}																			\
 	return k;																	\
 }
