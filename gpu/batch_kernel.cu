@@ -81,20 +81,25 @@ pair_of(const int *starts, int n, int e)
 }
 
 /*
- * Where element x's piece is kept: one spare word every 32, so that a
- * thread writing VT consecutive elements and a warp reading 32 consecutive
- * ones both meet every bank once.
+ * Tiles of at least this many pieces, none longer than the second bound,
+ * load a piece per group of lanes (piece_group).
  */
-__host__ __device__ constexpr int
-owner_slot(int x)
-{
-	return x + (x >> 5);
-}
+#define BATCH_GROUPED_PIECES 8
+#define BATCH_GROUPED_LONGEST 512
 
-__host__ __device__ constexpr int
-owner_slots(int n)
+/*
+ * Lanes per piece for a tile whose longest piece has longest elements:
+ * eight to sixteen of them a lane, from one lane (pairs of a few elements)
+ * to a warp.  A power of two, so groups never straddle a warp.
+ */
+__device__ __forceinline__ int
+piece_group(int longest)
 {
-	return owner_slot(n) + 1;
+	int			g = 1;
+
+	while (g < 32 && g * 16 < longest)
+		g *= 2;
+	return g;
 }
 
 template <typename Key, bool IsMerge>
@@ -198,11 +203,10 @@ batch_tile_kernel(BatchLaunchParams p)
 		Key			keys[NV];
 		int			pos[NV];
 	};
-	/* until the scan: the keys, and each element's piece (owner_slot) */
+	/* until the scan: the keys */
 	struct Loaded
 	{
 		Key			keys[NV + 2];
-		int			owner[owner_slots(NV + 2)];
 	};
 	union Shared
 	{
@@ -224,6 +228,10 @@ batch_tile_kernel(BatchLaunchParams p)
 	const Key  *b = (const Key *) p.b;
 	BatchPairs	pairs = p.pairs;
 	int			tid = threadIdx.x;
+	__shared__ int s_longest;	/* the tile's longest piece */
+
+	if (tid == 0)
+		s_longest = 0;			/* ordered by tile_index's barrier */
 	int			tile = tile_index(p.counter, &s_slot);
 	BatchBoundary lo = p.boundaries[tile];
 	BatchBoundary hi = p.boundaries[tile + 1];
@@ -238,59 +246,72 @@ batch_tile_kernel(BatchLaunchParams p)
 	int			shift = base - tile * NV;
 
 	/* the pieces: pair lo.pair + j from (ai, bi) on, the last one cut at hi */
-	for (int j = tid; j < npieces; j += NT)
 	{
-		int			pr = lo.pair + j;
-		int			a0 = j == 0 ? lo.ai : 0;
-		int			b0 = j == 0 ? lo.bi : 0;
-		int			a1 = pr == hi.pair ? hi.ai : pairs.a_len[pr];
+		int			longest = 0;
 
-		s_piece[j] = pairs.work_start[pr] + a0 + b0 - base;
-		s_acnt[j] = a1 - a0;
+		for (int j = tid; j < npieces; j += NT)
+		{
+			int			pr = lo.pair + j;
+			int			a0 = j == 0 ? lo.ai : 0;
+			int			b0 = j == 0 ? lo.bi : 0;
+			int			a1 = pr == hi.pair ? hi.ai : pairs.a_len[pr];
+			int			b1 = pr == hi.pair ? hi.bi : pairs.b_len[pr];
+
+			s_piece[j] = pairs.work_start[pr] + a0 + b0 - base;
+			s_acnt[j] = a1 - a0;
+			longest = max(longest, a1 - a0 + b1 - b0);
+		}
+		if (longest > 0)
+			atomicMax(&s_longest, longest);
 	}
 	if (tid == 0)
 		s_piece[npieces] = count;
 	__syncthreads();
 
 	/*
-	 * Each element's piece, when there are several: a thread takes VT
-	 * consecutive elements, searches for the first one's piece and walks
-	 * on.  One search per thread rather than one per element: with pairs
-	 * of ten elements, per-element searches were a quarter of the
-	 * kernel's instructions.
+	 * Load.  Many pieces, none long (pairs of up to a few hundred
+	 * elements): a group of lanes per piece, sized so that a lane takes at
+	 * most sixteen elements of the longest, so the pair's starts are
+	 * looked up once per piece and lane rather than once per element
+	 * (pairs of ten elements ran at two thirds the rate of large ones when
+	 * each element found its piece).  Otherwise the block strides over the
+	 * tile and each element finds its piece.  A long piece must not go to
+	 * a small group: that one tile would hold up every later tile's
+	 * look-back.
 	 */
-	if (npieces > 1)
+	if (npieces >= BATCH_GROUPED_PIECES && s_longest <= BATCH_GROUPED_LONGEST)
 	{
-		int			x = tid * VT;
-		int			xe = tid == NT - 1 ? count : min(count, x + VT);
+		int			g = piece_group(s_longest);
+		int			lane = tid & (g - 1);
 
-		if (x < xe)
+		for (int j = tid / g; j < npieces; j += NT / g)
 		{
-			int			j = pair_of(s_piece, npieces, x);
-			int			next = s_piece[j + 1];
+			int			pr = lo.pair + j;
+			int			x0 = s_piece[j];
+			int			xb = x0 + s_acnt[j];
+			int			x1 = s_piece[j + 1];
+			/* element x of the piece is a[ia + x] or b[ib + x] */
+			int			ia = pairs.a_start[pr] + (j == 0 ? lo.ai : 0) - x0;
+			int			ib = pairs.b_start[pr] + (j == 0 ? lo.bi : 0) - xb;
 
-			for (; x < xe; ++x)
-			{
-				while (next <= x)
-					next = s_piece[++j + 1];
-				s.in.owner[owner_slot(x)] = j;
-			}
+			for (int x = x0 + lane; x < x1; x += g)
+				s.in.keys[x] = x < xb ? a[ia + x] : b[ib + x];
 		}
-		__syncthreads();
 	}
-
-	/* load: element x of the tile is in piece j, A's part or B's */
-	for (int x = tid; x < count; x += NT)
+	else
 	{
-		int			j = npieces == 1 ? 0 : s.in.owner[owner_slot(x)];
-		int			pr = lo.pair + j;
-		int			off = x - s_piece[j];
-		int			acnt = s_acnt[j];
+		for (int x = tid; x < count; x += NT)
+		{
+			int			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
+			int			pr = lo.pair + j;
+			int			off = x - s_piece[j];
+			int			acnt = s_acnt[j];
 
-		if (off < acnt)
-			s.in.keys[x] = a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
-		else
-			s.in.keys[x] = b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
+			if (off < acnt)
+				s.in.keys[x] = a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
+			else
+				s.in.keys[x] = b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
+		}
 	}
 	__syncthreads();
 
@@ -307,7 +328,7 @@ batch_tile_kernel(BatchLaunchParams p)
 						bcnt,
 						d;
 
-			j = npieces == 1 ? 0 : s.in.owner[owner_slot(x)];
+			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
 			acnt = s_acnt[j];
 			bcnt = s_piece[j + 1] - s_piece[j] - acnt;
 			d = x - s_piece[j];
