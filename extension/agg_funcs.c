@@ -54,12 +54,15 @@ PG_FUNCTION_INFO_V1(setops_agg_deserialize);
 /*
  * Past this size the keys move to a mapping of their own that grows in
  * place with huge pages (mapped_buffer.c); below it, many groups of small
- * rows stay in palloc'd memory.  Above AGG_REDUCE_BYTES, so that an
- * intersection reduced in place at every 32 MB does not map and unmap.
- * Not under hash aggregation: it measures its groups' memory contexts to
- * decide when to spill, and a mapping would hide the state from it.
+ * rows stay in palloc'd memory.  For an intersection, above
+ * AGG_REDUCE_BYTES, so that one reduced in place at every 32 MB does not
+ * map and unmap each time.  Not under hash aggregation: it measures its
+ * groups' memory contexts to decide when to spill, and a mapping would
+ * hide the state from it.
  */
-#define AGG_MAPPED_BYTES	((Size) 64 * 1024 * 1024)
+#define AGG_MAPPED_BYTES	((Size) 32 * 1024 * 1024)
+#define agg_mapped_bytes(op) \
+	((op) == SETOPS_OP_INTERSECT ? 2 * AGG_REDUCE_BYTES : AGG_MAPPED_BYTES)
 
 /* first capacities: many groups of small rows stay small */
 #define AGG_INITIAL_KEYS	64
@@ -74,7 +77,7 @@ typedef struct SetopsAggState
 	int64		nkeys;
 	int64		maxkeys;
 	bool		keys_owned;		/* false: keys point into a serialized state */
-	bool		may_map;		/* see AGG_MAPPED_BYTES */
+	bool		may_map;		/* see agg_mapped_bytes */
 	SetopsMappedBuffer mapped;	/* keys, once large and may_map */
 	int64	   *lengths;		/* the descriptor: each run's length */
 	int64		nruns;			/* >= 1 once a non-NULL row was seen */
@@ -163,7 +166,7 @@ agg_grow_keys(SetopsAggState *state, int64 need)
 	Assert(state->keys_owned);
 	if (state->keys == state->mapped.p)
 		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
-	else if ((Size) cap * ks >= AGG_MAPPED_BYTES && state->may_map)
+	else if ((Size) cap * ks >= agg_mapped_bytes(state->op) && state->may_map)
 	{
 		char	   *old = state->keys;
 

@@ -1,6 +1,7 @@
 -- 11_agg_mapped.sql: aggregate states large enough to leave palloc'd
--- memory (past AGG_MAPPED_BYTES, 64 MB, agg_funcs.c: the keys move to a
--- mapping grown by mremap), checked against answers known by construction.
+-- memory (past agg_mapped_bytes, 32 MB or 64 MB for an intersection,
+-- agg_funcs.c: the keys move to a mapping grown by mremap), checked
+-- against answers known by construction.
 -- 20 rows of 1M int4, row r holding k * 20 + r for k in 0..999999, so the
 -- union of all rows is exactly 1..20,000,000 (an 80 MB state), every row
 -- taken twice merges to each of 1..20M twice (160 MB), and rows that all
@@ -83,7 +84,7 @@ FROM (SELECT g, array_union_agg(a) AS u FROM grouped GROUP BY g) t WHERE g > 0;
 RESET enable_sort;
 
 -- a growing frame: the final function runs at every row and rows are
--- appended after it (the state passes 64 MB at the 17th row)
+-- appended after it (the state passes 32 MB at the 9th row)
 SELECT ok(bool_and(cardinality(u) = r * 1000000 AND u[1] = 1 AND u[cardinality(u)] = 19999980 + r),
           'array_union_agg over a growing window frame: every frame right')
 FROM (SELECT r, array_union_agg(a) OVER (ORDER BY r) AS u FROM big) s;
