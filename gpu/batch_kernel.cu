@@ -203,19 +203,14 @@ batch_tile_kernel(BatchLaunchParams p)
 		Key			keys[NV];
 		int			pos[NV];
 	};
-	/* until the scan: the keys */
-	struct Loaded
-	{
-		Key			keys[NV + 2];
-	};
 	union Shared
 	{
-		Loaded		in;
+		Key			keys[NV + 2];
 		Compacted	out;
 	};
 	__shared__ Shared s;
 	__shared__ typename Scan::TempStorage scan_storage;
-	/* the tile's pieces: where each starts in s.in.keys, and its A count */
+	/* the tile's pieces: where each starts in s.keys, and its A count */
 	__shared__ int s_piece[NV + 3];
 	__shared__ int s_acnt[NV + 2];
 	__shared__ int s_tstart[NT + 1];	/* each thread's first element */
@@ -295,7 +290,7 @@ batch_tile_kernel(BatchLaunchParams p)
 			int			ib = pairs.b_start[pr] + (j == 0 ? lo.bi : 0) - xb;
 
 			for (int x = x0 + lane; x < x1; x += g)
-				s.in.keys[x] = x < xb ? a[ia + x] : b[ib + x];
+				s.keys[x] = x < xb ? a[ia + x] : b[ib + x];
 		}
 	}
 	else
@@ -308,9 +303,9 @@ batch_tile_kernel(BatchLaunchParams p)
 			int			acnt = s_acnt[j];
 
 			if (off < acnt)
-				s.in.keys[x] = a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
+				s.keys[x] = a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
 			else
-				s.in.keys[x] = b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
+				s.keys[x] = b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
 		}
 	}
 	__syncthreads();
@@ -332,8 +327,8 @@ batch_tile_kernel(BatchLaunchParams p)
 			acnt = s_acnt[j];
 			bcnt = s_piece[j + 1] - s_piece[j] - acnt;
 			d = x - s_piece[j];
-			ai = split_path<Key, true, IsMerge>(s.in.keys + s_piece[j], acnt,
-												s.in.keys + s_piece[j] + acnt, bcnt, d, 2, &star);
+			ai = split_path<Key, true, IsMerge>(s.keys + s_piece[j], acnt,
+												s.keys + s_piece[j] + acnt, bcnt, d, 2, &star);
 			x = s_piece[j] + ai + (d - ai + star);
 		}
 		s_tstart[tid] = x;
@@ -392,8 +387,8 @@ batch_tile_kernel(BatchLaunchParams p)
 					if (first_started < 0)
 						first_started = j;
 				}
-				x = s.in.keys[pstart + ai];
-				y = s.in.keys[pstart + acnt + bi];
+				x = s.keys[pstart + ai];
+				y = s.keys[pstart + acnt + bi];
 				a_in = ai < acnt;
 				b_in = bi < bcnt;
 				take_a = a_in & ((b_in ^ 1u) | (unsigned) (x <= y));
