@@ -65,23 +65,23 @@ SELECT is(array_intersect_agg(a || (SELECT array_agg(k) FROM generate_series(200
           'array_intersect_agg over 80 MB of rows keeps only the keys they share')
 FROM big;
 
-SET LOCAL enable_hashagg = off;
-SELECT matches(pg_temp.plan_of('SELECT g, array_merge_agg(a) FROM grouped GROUP BY g'),
-               'GroupAggregate', 'sorted grouping is a GroupAggregate');
-SELECT ok(pg_temp.is_iota(u, 20000000, 2), 'GroupAggregate: a 160 MB group: each of 1..20M twice')
-FROM (SELECT g, array_merge_agg(a) AS u FROM grouped GROUP BY g) t WHERE g = 0;
-SELECT is(array_agg(u[1] ORDER BY g), ARRAY[1, 2], 'GroupAggregate: the one-row groups')
-FROM (SELECT g, array_union_agg(a) AS u FROM grouped GROUP BY g) t WHERE g > 0;
-RESET enable_hashagg;
+-- the grouped checks under one plan: node is the Agg node that the
+-- setting turned off leaves, and names the checks
+CREATE FUNCTION pg_temp.grouped_checks(node text, setting text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config(setting, 'off', true);
+    RETURN NEXT matches(pg_temp.plan_of('SELECT g, array_merge_agg(a) FROM grouped GROUP BY g'),
+                        node, format('the grouping is a %s', node));
+    RETURN NEXT ok(pg_temp.is_iota(u, 20000000, 2), format('%s: a 160 MB group: each of 1..20M twice', node))
+        FROM (SELECT g, array_merge_agg(a) AS u FROM grouped GROUP BY g) t WHERE g = 0;
+    RETURN NEXT is(array_agg(u[1] ORDER BY g), ARRAY[1, 2], format('%s: the one-row groups', node))
+        FROM (SELECT g, array_union_agg(a) AS u FROM grouped GROUP BY g) t WHERE g > 0;
+    PERFORM set_config(setting, 'on', true);
+END $$;
 
-SET LOCAL enable_sort = off;
-SELECT matches(pg_temp.plan_of('SELECT g, array_merge_agg(a) FROM grouped GROUP BY g'),
-               'HashAggregate', 'hashed grouping is a HashAggregate');
-SELECT ok(pg_temp.is_iota(u, 20000000, 2), 'HashAggregate: a 160 MB group: each of 1..20M twice')
-FROM (SELECT g, array_merge_agg(a) AS u FROM grouped GROUP BY g) t WHERE g = 0;
-SELECT is(array_agg(u[1] ORDER BY g), ARRAY[1, 2], 'HashAggregate: the one-row groups')
-FROM (SELECT g, array_union_agg(a) AS u FROM grouped GROUP BY g) t WHERE g > 0;
-RESET enable_sort;
+SELECT * FROM pg_temp.grouped_checks('GroupAggregate', 'enable_hashagg');
+SELECT * FROM pg_temp.grouped_checks('HashAggregate', 'enable_sort');
 
 -- a growing frame: the final function runs at every row and rows are
 -- appended after it (the state passes 32 MB at the 9th row)
