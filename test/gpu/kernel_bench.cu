@@ -16,6 +16,9 @@
  * The fraction reported is (input bytes + output bytes) / time over the
  * measured device-to-device copy bandwidth (bytes read + written).
  *
+ * Before the table: the launch floor (measure_launch_floor), what any
+ * operation pays before doing work under this timing.
+ *
  * Usage: kernel_bench [max_elements_per_side]   (default 256M)
  */
 #include <algorithm>
@@ -98,6 +101,87 @@ measure_copy_bandwidth(void)
 	printf("device-to-device copy: %.0f GB/s (bytes read + written), median of %d\n", copy_gbps, RUNS);
 	cudaFree(x);
 	cudaFree(y);
+}
+
+__global__ void
+empty_kernel(int *x)
+{
+	if (x != NULL && threadIdx.x == 1000)
+		*x = 0;
+}
+
+/* Reads n int4 vectors of in and writes the first half to out: one pass over
+ * the bytes of a 1M + 1M operation, with no set logic. */
+__global__ void
+stream_kernel(const int4 *in, int64_t n, int4 *out)
+{
+	for (int64_t i = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (int64_t) gridDim.x * blockDim.x)
+	{
+		int4		v = in[i];
+
+		if (i < n / 2)
+			out[i] = v;
+		else if (v.x == 0x7fffffff && v.y == 0x7fffffff)
+			out[0] = v;			/* never: keeps the load */
+	}
+}
+
+/*
+ * What any operation pays before doing work, timed the way bench() times
+ * ours (events around the launches, the 16-byte count read back to pinned
+ * memory, a stream synchronize): one empty launch; a memset and two empty
+ * launches (our pipeline's shape); one launch streaming the bytes of a
+ * 1M + 1M int4 operation.
+ */
+static void
+measure_launch_floor(SetopResults *pinned, void *scratch)
+{
+	const int64_t vecs = (int64_t) 2 << 20 >> 2;	/* 2M int4 = 8 MB */
+	int4	   *in,
+			   *out;
+	cudaEvent_t e0,
+				e1;
+	std::vector<double> t[3];
+
+	CUDA_OK(cudaMalloc(&in, vecs * sizeof(int4)));
+	CUDA_OK(cudaMalloc(&out, vecs * sizeof(int4)));
+	CUDA_OK(cudaMemset(in, 1, vecs * sizeof(int4)));
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	for (int r = 0; r <= 4 * RUNS; r++)
+		for (int k = 0; k < 3; k++)
+		{
+			float		ms;
+
+			cudaEventRecord(e0);
+			if (k == 0)
+				empty_kernel<<<1, 32>>>(NULL);
+			else if (k == 1)
+			{
+				CUDA_OK(cudaMemsetAsync(scratch, 0, 64, 0));
+				empty_kernel<<<1, 128>>>(NULL);
+				empty_kernel<<<1, 128>>>(NULL);
+			}
+			else
+				stream_kernel<<<132 * 8, 256>>>(in, vecs, out);
+			CUDA_OK(cudaMemcpyAsync(pinned, scratch, sizeof(SetopResults),
+									cudaMemcpyDeviceToHost, 0));
+			CUDA_OK(cudaStreamSynchronize(0));
+			cudaEventRecord(e1);
+			cudaEventSynchronize(e1);
+			cudaEventElapsedTime(&ms, e0, e1);
+			if (r > 0)
+				t[k].push_back(ms);
+		}
+	CUDA_OK(cudaGetLastError());
+	printf("launch floor (count read back, medians of %d): one empty launch %.4f ms; "
+		   "memset + two empty launches %.4f ms; one launch streaming 1M+1M int4 (8 MB in, 4 MB out) %.4f ms\n",
+		   4 * RUNS, median(t[0]), median(t[1]), median(t[2]));
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	cudaFree(in);
+	cudaFree(out);
 }
 
 template <typename Key>
@@ -256,6 +340,16 @@ main(int argc, char **argv)
 	printf("kernel_bench on %s (%d SMs); medians of %d runs\n", prop.name,
 		   prop.multiProcessorCount, RUNS);
 	measure_copy_bandwidth();
+	{
+		SetopResults *pinned;
+		void	   *scratch;
+
+		CUDA_OK(cudaHostAlloc((void **) &pinned, sizeof(SetopResults), cudaHostAllocDefault));
+		CUDA_OK(cudaMalloc(&scratch, 4096));
+		measure_launch_floor(pinned, scratch);
+		cudaFreeHost(pinned);
+		cudaFree(scratch);
+	}
 	printf("%-5s %-10s %21s %10s %10s %8s %13s %6s\n", "type", "op", "elements",
 		   "setops ms", "thrust ms", "speedup", "setops", "of copy");
 	for (int64_t n : {(int64_t) 1 << 16, (int64_t) 1 << 20, (int64_t) 16 << 20,
