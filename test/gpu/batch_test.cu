@@ -17,7 +17,9 @@
  *   bench  elements per second of the kernels (device time) for a skewed
  *          batch (one pair of 10M next to 100k pairs of 10) and uniform ones
  *          of the same size: its twin (100k pairs of 110), and pairs of 10,
- *          100 and 10,000; intersect and union, int4; the shared-B probe
+ *          100 and 10,000, each pair's sides starting at the same key (and
+ *          the twin once more without that); intersect and union, int4,
+ *          output counts printed; the shared-B probe
  *          (16k rows of 1,000 against 100,000); a reduction of 10,000 runs
  *          of 10,000 keys on the device against the CPU engine's rounds.
  *          Medians of 7.
@@ -25,7 +27,8 @@
  * Usage: batch_test test [quick | tiny | race] | bench [tiny]   (quick: batches a
  * tenth the size, for memcheck; tiny: a fortieth; race: a fortieth, every
  * third shape and reductions of up to 64 runs, for racecheck; bench tiny:
- * the union of pairs of 10, then the skewed one, for a profiler)
+ * pairs of 10,000, then the skewed batch, intersect and union, for a
+ * profiler)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -126,6 +129,30 @@ add_pair(Batch<Key> &t, int64_t na, int64_t nb, TestShape shape, int64_t salt)
 	t.b_len.push_back(nb);
 	t.b.resize(t.b.size() + nb);
 	gen(t.b.data() + t.b_start.back(), nb, shape, salt + 1);
+}
+
+/*
+ * Shift the last pair's B so that it starts at its A's first key.  The
+ * walks of SHAPE_UNIFORM_NARROW start anywhere in [-1000, 1000], so without
+ * this a short pair's sides hardly overlap (a union of them outputs every
+ * input) while a long pair's overlap almost wholly (a union outputs about
+ * two thirds): a benchmark's batches then differ in output volume, not only
+ * in how their work is split.  Aligned, every pair size overlaps alike.
+ */
+template <typename Key>
+static void
+align_last_pair(Batch<Key> &t)
+{
+	int64_t		na = t.a_len.back(),
+				nb = t.b_len.back();
+
+	if (na > 0 && nb > 0)
+	{
+		Key			shift = t.b[t.b_start.back()] - t.a[t.a_start.back()];
+
+		for (int64_t i = 0; i < nb; i++)
+			t.b[t.b_start.back() + i] -= shift;
+	}
 }
 
 /* The arguments of setops_gpu_setop_batch for t, keys at a and b. */
@@ -473,11 +500,14 @@ bench_batch(const char *what, SetopsOp op, Batch<int32_t> &t)
 	}
 	{
 		int64_t		work = 0;
+		int64_t		outputs = 0;
 
 		for (i = 0; i < npairs; i++)
 			work += t.a_len[i] + (t.b_shared ? 0 : t.b_len[i]);
-		printf("%-44s %-9s pairs %8" PRId64 "  elements %9" PRId64 "  kernel %8.3f ms (%6.2f G el/s)  with transfers %8.3f ms\n",
-			   what, op_names[op], npairs, work, median(kernel), work / median(kernel) / 1e6,
+		for (i = 0; i < npairs; i++)
+			outputs += lens[i];
+		printf("%-48s %-9s pairs %8" PRId64 "  elements %9" PRId64 "  out %9" PRId64 "  kernel %8.3f ms (%6.2f G el/s)  with transfers %8.3f ms\n",
+			   what, op_names[op], npairs, work, outputs, median(kernel), work / median(kernel) / 1e6,
 			   median(total));
 	}
 	cudaFreeHost(a_pinned);
@@ -492,9 +522,12 @@ bench(bool tiny_only)
 	 * 11M elements each: skewed, 5M + 5M next to 100k pairs of 5 + 5;
 	 * uniform, pairs of one size.  55 + 55 is the skewed batch's uniform
 	 * twin (the same elements over about as many pairs); 5 + 5 and
-	 * 5000 + 5000 show what a pair costs.
+	 * 5000 + 5000 show what a pair costs.  Every pair's sides are aligned
+	 * (align_last_pair), so all batches overlap alike; the twin is run
+	 * unaligned too, to show what output volume alone does.
 	 */
 	Batch<int32_t> uniform[4],
+				twin_unaligned,
 				skewed,
 				probe;
 	int			sizes[4] = {5, 55, 50, 5000};
@@ -503,26 +536,38 @@ bench(bool tiny_only)
 	for (int u = 0; u < 4; u++)
 	{
 		for (int i = 0; i < 5500000 / sizes[u]; i++)
+		{
 			add_pair(uniform[u], sizes[u], sizes[u], SHAPE_UNIFORM_NARROW, i);
+			align_last_pair(uniform[u]);
+		}
 		snprintf(name[u], sizeof(name[u]), "uniform (%d pairs of %d + %d)", 5500000 / sizes[u],
 				 sizes[u], sizes[u]);
 	}
+	for (int i = 0; i < 100000; i++)
+		add_pair(twin_unaligned, 55, 55, SHAPE_UNIFORM_NARROW, i);
 	for (int i = 0; i < 100001; i++)
+	{
 		if (i == 50000)
 			add_pair(skewed, 5000000, 5000000, SHAPE_UNIFORM_NARROW, i);
 		else
 			add_pair(skewed, 5, 5, SHAPE_UNIFORM_NARROW, i);
+		align_last_pair(skewed);
+	}
 	if (tiny_only)
 	{
-		/* for a profiler: the slowest uniform batch, then the skewed one */
-		bench_batch(name[0], SETOPS_OP_UNION, uniform[0]);
-		bench_batch("skewed (5M + 5M among 100k of 5 + 5)", SETOPS_OP_UNION, skewed);
+		/* for a profiler: the uniform pairs that lag most, then the skewed batch */
+		for (int op = 0; op < 2; op++)
+		{
+			bench_batch(name[3], (SetopsOp) op, uniform[3]);
+			bench_batch("skewed (5M + 5M among 100k of 5 + 5)", (SetopsOp) op, skewed);
+		}
 		return;
 	}
 	for (int op = 0; op < 2; op++)
 	{
 		for (int u = 0; u < 4; u++)
 			bench_batch(name[u], (SetopsOp) op, uniform[u]);
+		bench_batch("uniform (100000 pairs of 55 + 55), unaligned", (SetopsOp) op, twin_unaligned);
 		bench_batch("skewed (5M + 5M among 100k of 5 + 5)", (SetopsOp) op, skewed);
 	}
 
