@@ -85,7 +85,8 @@ pair_of(const int *starts, int n, int e)
  * load a piece per group of lanes (piece_group).
  */
 #define BATCH_GROUPED_PIECES 8
-#define BATCH_GROUPED_LONGEST 512
+#define BATCH_LANE_ELEMENTS 16
+#define BATCH_GROUPED_LONGEST (32 * BATCH_LANE_ELEMENTS)
 
 /*
  * Lanes per piece for a tile whose longest piece has longest elements:
@@ -97,7 +98,7 @@ piece_group(int longest)
 {
 	int			g = 1;
 
-	while (g < 32 && g * 16 < longest)
+	while (g < 32 && g * BATCH_LANE_ELEMENTS < longest)
 		g *= 2;
 	return g;
 }
@@ -142,6 +143,25 @@ batch_partition_kernel(BatchPairs pairs, const Key *a, const Key *b, int nv,
 		}
 		boundaries[i] = bd;
 	}
+}
+
+/*
+ * Element x of a tile whose pieces start at s_piece (A's acnt keys of each
+ * first, then B's), the first piece from lo's split on.
+ */
+template <typename Key>
+__device__ __forceinline__ Key
+batch_tile_key(const BatchPairs &pairs, const BatchBoundary &lo, const Key *a, const Key *b,
+			   const int *s_piece, const int *s_acnt, int npieces, int x)
+{
+	int			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
+	int			pr = lo.pair + j;
+	int			off = x - s_piece[j];
+	int			acnt = s_acnt[j];
+
+	if (off < acnt)
+		return a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
+	return b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
 }
 
 /*
@@ -264,15 +284,20 @@ batch_tile_kernel(BatchLaunchParams p)
 	__syncthreads();
 
 	/*
-	 * Load.  Many pieces, none long (pairs of up to a few hundred
-	 * elements): a group of lanes per piece, sized so that a lane takes at
-	 * most sixteen elements of the longest, so the pair's starts are
-	 * looked up once per piece and lane rather than once per element
-	 * (pairs of ten elements ran at two thirds the rate of large ones when
-	 * each element found its piece).  Otherwise the block strides over the
-	 * tile and each element finds its piece.  A long piece must not go to
-	 * a small group: that one tile would hold up every later tile's
-	 * look-back.
+	 * Load.  Each thread first issues all its loads, into registers, and
+	 * only then stores them: one memory round trip a tile, not one an
+	 * element.  (A tile that waits on a round trip per element holds up
+	 * every later tile at the look-back; when some tiles take more round
+	 * trips than others, as tiles of two pieces did, the whole batch runs
+	 * at their pace.)
+	 *
+	 * Many pieces, none long (pairs of up to a few hundred elements): a
+	 * group of lanes per piece, sized so that a lane takes at most sixteen
+	 * elements of the longest, so the pair's starts are looked up once per
+	 * piece and lane rather than once per element.  Otherwise the block
+	 * strides over the tile and each element finds its piece.  A long
+	 * piece must not go to a small group: that one tile would hold up
+	 * every later tile's look-back.
 	 */
 	if (npieces >= BATCH_GROUPED_PIECES && s_longest <= BATCH_GROUPED_LONGEST)
 	{
@@ -288,25 +313,49 @@ batch_tile_kernel(BatchLaunchParams p)
 			/* element x of the piece is a[ia + x] or b[ib + x] */
 			int			ia = pairs.a_start[pr] + (j == 0 ? lo.ai : 0) - x0;
 			int			ib = pairs.b_start[pr] + (j == 0 ? lo.bi : 0) - xb;
+			Key			v[BATCH_LANE_ELEMENTS];
 
-			for (int x = x0 + lane; x < x1; x += g)
-				s.keys[x] = x < xb ? a[ia + x] : b[ib + x];
+#pragma unroll
+			for (int k = 0; k < BATCH_LANE_ELEMENTS; ++k)
+			{
+				int			x = x0 + lane + k * g;
+
+				if (x < x1)
+					v[k] = x < xb ? a[ia + x] : b[ib + x];
+			}
+#pragma unroll
+			for (int k = 0; k < BATCH_LANE_ELEMENTS; ++k)
+			{
+				int			x = x0 + lane + k * g;
+
+				if (x < x1)
+					s.keys[x] = v[k];
+			}
 		}
 	}
 	else
 	{
-		for (int x = tid; x < count; x += NT)
-		{
-			int			j = npieces == 1 ? 0 : pair_of(s_piece, npieces, x);
-			int			pr = lo.pair + j;
-			int			off = x - s_piece[j];
-			int			acnt = s_acnt[j];
+		Key			v[VT];
 
-			if (off < acnt)
-				s.keys[x] = a[pairs.a_start[pr] + (j == 0 ? lo.ai : 0) + off];
-			else
-				s.keys[x] = b[pairs.b_start[pr] + (j == 0 ? lo.bi : 0) + off - acnt];
+#pragma unroll
+		for (int k = 0; k < VT; ++k)
+		{
+			int			x = tid + k * NT;
+
+			if (x < count)
+				v[k] = batch_tile_key(pairs, lo, a, b, s_piece, s_acnt, npieces, x);
 		}
+#pragma unroll
+		for (int k = 0; k < VT; ++k)
+		{
+			int			x = tid + k * NT;
+
+			if (x < count)
+				s.keys[x] = v[k];
+		}
+		/* a starred tile holds NV + 1 elements */
+		for (int x = tid + NV; x < count; x += NT)
+			s.keys[x] = batch_tile_key(pairs, lo, a, b, s_piece, s_acnt, npieces, x);
 	}
 	__syncthreads();
 
