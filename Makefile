@@ -92,13 +92,13 @@ test/gpu/engine_%.o: extension/cpu/%.c $(ENGINE_HDRS)
 	$(CC) -O2 -c -o $@ $<
 GPU_TEST_ENGINE = $(patsubst extension/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS))
 
-test/gpu/kernel_test: test/gpu/kernel_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+test/gpu/kernel_test: test/gpu/kernel_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h test/common/testclock.h $(GPU_LIB) $(GPU_TEST_ENGINE)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
 
-test/gpu/multi_device_test: test/gpu/multi_device_test.cu test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+test/gpu/multi_device_test: test/gpu/multi_device_test.cu test/common/testgen.h test/common/testcheck.h test/common/testclock.h $(GPU_LIB) $(GPU_TEST_ENGINE)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
 
-test/gpu/batch_test: test/gpu/batch_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_ENGINE)
+test/gpu/batch_test: test/gpu/batch_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h test/common/testclock.h $(GPU_LIB) $(GPU_TEST_ENGINE)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
 
 test/gpu/kernel_bench: test/gpu/kernel_bench.cu test/gpu/cuda_ok.h $(GPU_LIB)
@@ -145,7 +145,7 @@ unittest: test/unit/engine_test test/unit/segd_test test/unit/packed_test test/u
 	test/unit/packed_test
 	test/unit/packed_fuzz 20000
 
-test/bench/engine_bench: test/bench/engine_bench.c $(ENGINE_SRCS) $(ENGINE_HDRS)
+test/bench/engine_bench: test/bench/engine_bench.c test/common/testclock.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -Wall -o $@ test/bench/engine_bench.c $(ENGINE_SRCS)
 
 .PHONY: unittest

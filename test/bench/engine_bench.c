@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../extension/cpu/engine.h"
+#include "../common/testclock.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 
@@ -24,15 +24,6 @@ rnd(void)
 	rng ^= rng << 25;
 	rng ^= rng >> 27;
 	return rng * 2685821657736338717ULL;
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int

@@ -19,21 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
+
+#include "../common/testclock.h"
 
 #define ROW_BYTES	40000
 #define ROWS		10000
 #define RESERVE		((size_t) 1 << 32)
 #define HUGE		((size_t) 2 << 20)
-
-static double
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 int
 main(void)

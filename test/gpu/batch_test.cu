@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <algorithm>
 #include <vector>
 
@@ -45,6 +44,7 @@ extern "C"
 }
 #include "../common/testgen.h"
 #include "../common/testcheck.h"
+#include "../common/testclock.h"
 
 #include <cuda_runtime.h>
 #include "cuda_ok.h"
@@ -56,15 +56,6 @@ static const char *op_names[] = {"intersect", "union", "difference", "symdiff", 
 static int	scale = 1;
 static int	shape_step = 1;
 static int	reduce_counts = 7;
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 template <typename Key> static SetopsKeyType key_type();
 template <> SetopsKeyType key_type<int32_t>() { return SETOPS_KEY_INT32; }

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -34,6 +33,7 @@ extern "C"
 }
 #include "../common/testgen.h"
 #include "../common/testcheck.h"
+#include "../common/testclock.h"
 
 #include "cuda_ok.h"
 
@@ -507,15 +507,6 @@ memory_cases(void)
  * operation; the call must return CANCELLED within 100 ms of it. */
 static double cancel_at_ms;
 static double cancel_seen_ms;
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int
 cancel_callback(void)

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <algorithm>
 #include <vector>
 
@@ -33,21 +32,13 @@ extern "C"
 }
 #include "../common/testgen.h"
 #include "../common/testcheck.h"
+#include "../common/testclock.h"
 
 #include <cuda_runtime.h>
 
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff"};
 static int	ndevices = 1;
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 template <typename Key>
 static int64_t
