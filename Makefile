@@ -33,6 +33,7 @@ OBJS = \
 	extension/gpu_service.o \
 	extension/service_client.o \
 	extension/service_batch.o \
+	extension/service_stage.o \
 	extension/device_cache.o \
 	extension/stored_value.o \
 	extension/cpu/setop_engine.o \

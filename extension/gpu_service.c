@@ -616,7 +616,7 @@ setops_service_main(Datum arg)
 				(errmsg("setops GPU service: transfers go through staging: %s", errbuf)));
 
 	service_cache_init();
-	service_batch_init();
+	service_stage_init();
 
 	SpinLockAcquire(&setops_service->mutex);
 	setops_service->generation++;

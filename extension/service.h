@@ -220,9 +220,11 @@ extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n
 								 const void **keys, int *device);
 extern void service_cache_slot_done(int slot_index);
 
-/* service_batch.c, the worker's side: batches and staged reductions */
-extern void service_batch_init(void);
+/* service_batch.c, the worker's side: batches */
 extern void service_run_batch(ServiceSlot *slot, bool emulate);
+
+/* service_stage.c, the worker's side: staged reductions */
+extern void service_stage_init(void);
 extern void service_stage_request(ServiceSlot *slot, int slot_index, bool emulate);
 extern void service_stage_done(int slot_index);
 extern void service_stage_sweep(void);
@@ -232,6 +234,13 @@ extern bool service_client_up(char *errbuf, size_t errlen);
 extern ServiceSlot *service_claim_slot(void);
 extern SetopsGpuStatus service_submit(ServiceSlot *slot, char *errbuf, size_t errlen);
 extern void service_release_slot(void);
+/* a request whose answer is awaited later, by service_wait */
+extern SetopsGpuStatus service_submit_nowait(ServiceSlot *slot, char *errbuf, size_t errlen);
+extern SetopsGpuStatus service_wait(ServiceSlot *slot, char *errbuf, size_t errlen);
+/* the one slot a backend's stream keeps across calls (service_stage.c) */
+extern ServiceSlot *service_claim_stream_slot(void);
+extern bool service_holds_stream_slot(ServiceSlot *slot);
+extern void service_release_stream_slot(void);
 
 /* gpu_service.c: registration (from _PG_init) and the worker */
 extern void setops_service_register(void);
@@ -266,21 +275,48 @@ extern void setops_service_refresh_devices(void);
  * first.. of batch, as many as fit one slot, and sets *next after the last
  * sent (*next == first: that pair alone does not fit a slot); outputs and
  * positions go to out / out_pos, lengths to out_lengths[first..], the
- * count to *n.  setops_service_reduce stages the runs on the device in
- * pieces, reduces them there and reads the result back in pieces
- * (setops_service_reduce_fits says whether it can).
+ * count to *n.
  */
 struct SetopsBatch;
 extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int64 first,
 											int64 *next, void *out, int64 *out_lengths,
 											int64 *out_pos, int64 *n,
 											char *errbuf, size_t errlen);
+
+/*
+ * service_stage.c, the backend's side.  setops_service_reduce stages the
+ * runs on the device, reduces them there and reads the result back into
+ * alloc(n)'s buffer (setops_service_reduce_fits says whether it can).
+ *
+ * A stream stages keys as they come, from one call to the next: open
+ * gives NULL when this backend streams already, no slot is free or there
+ * is no service (keep the keys in host memory then); its slot is given
+ * back by close, by a reset of cxt, or by a transaction abort.  reduce
+ * reduces all keys put as the runs of lengths; fetch reads them back as
+ * put (into count keys at dst), the rows of a failed put included, as far
+ * as the stage is intact.  After a failure, only fetch and close.
+ */
+typedef struct SetopsStageStream SetopsStageStream;
 extern bool setops_service_reduce_fits(SetopsKeyType type, int64 total, int64 nruns);
 extern SetopsGpuStatus setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 											 const int64 *lengths, int64 nruns, int64 total,
 											 void *(*alloc) (int64 n, void *arg), void *arg,
 											 void **result, int64 *n,
 											 char *errbuf, size_t errlen);
+extern SetopsStageStream *setops_service_stream_open(SetopsKeyType type, int64 hint,
+													 MemoryContext cxt);
+extern bool setops_service_stream_fits(int64 keys, int64 runs);
+extern int64 setops_service_stream_count(const SetopsStageStream *s);
+extern SetopsGpuStatus setops_service_stream_put(SetopsStageStream *s, const void *keys,
+												 int64 n, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_reduce(SetopsStageStream *s, SetopsOp op,
+													const int64 *lengths, int64 nruns,
+													void *(*alloc) (int64 n, void *arg), void *arg,
+													void **result, int64 *n,
+													char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_fetch(SetopsStageStream *s, void *dst,
+												   char *errbuf, size_t errlen);
+extern void setops_service_stream_close(SetopsStageStream *s);
 extern void setops_service_wait_ready(void);
 
 #endif							/* SETOPS_SERVICE_H */

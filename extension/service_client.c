@@ -30,6 +30,12 @@
 #include "cpu/engine.h"
 
 static ServiceSlot *my_slot = NULL;
+/*
+ * A slot held across calls by a stream (an aggregate sending its rows to
+ * the device as they come, service_stage.c): at most one per backend, apart
+ * from my_slot, so that requests made while it streams do not take it.
+ */
+static ServiceSlot *stream_slot = NULL;
 static bool exit_callback_set = false;
 
 static bool
@@ -151,19 +157,26 @@ abandon_slot(ServiceSlot *slot)
 	ConditionVariableBroadcast(&setops_service->slot_freed);
 }
 
+/* Give back *held: free it, or leave it to the worker if it has a request. */
+static void
+give_back(ServiceSlot **held)
+{
+	if (*held != NULL)
+	{
+		uint32		state = pg_atomic_read_u32(&(*held)->state);
+
+		if (state == SLOT_DONE || state == SLOT_CLAIMED)
+			service_free_slot(*held);
+		else
+			abandon_slot(*held);
+		*held = NULL;
+	}
+}
+
 static void
 release_slot(void)
 {
-	if (my_slot != NULL)
-	{
-		uint32		state = pg_atomic_read_u32(&my_slot->state);
-
-		if (state == SLOT_DONE || state == SLOT_CLAIMED)
-			service_free_slot(my_slot);
-		else
-			abandon_slot(my_slot);
-		my_slot = NULL;
-	}
+	give_back(&my_slot);
 }
 
 static void
@@ -171,18 +184,26 @@ client_exit(int code, Datum arg)
 {
 	if (my_slot != NULL)
 		abandon_slot(my_slot);
-	my_slot = NULL;
+	if (stream_slot != NULL)
+		abandon_slot(stream_slot);
+	my_slot = stream_slot = NULL;
 }
 
 /*
  * An ERROR between a slot's requests (a cancel between chunks, say) leaves
- * it claimed: the abort gives it back.
+ * it claimed: the abort gives it back.  A stream's slot is given back by
+ * its owner's memory context (its reset callback), which a subtransaction
+ * abort resets only if the stream belonged to it; a top-level abort gives
+ * it back here too.
  */
 static void
 client_xact_abort(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		release_slot();
+		give_back(&stream_slot);
+	}
 }
 
 static void
@@ -193,10 +214,12 @@ client_subxact_abort(SubXactEvent event, SubTransactionId my_subid,
 		release_slot();
 }
 
-/* A free slot, waiting (interruptibly) while all are busy. */
+/* Claim a free slot, or NULL when all are busy. */
 static ServiceSlot *
-claim_slot(void)
+try_claim_slot(void)
 {
+	int			i;
+
 	if (!exit_callback_set)
 	{
 		before_shmem_exit(client_exit, (Datum) 0);
@@ -204,33 +227,44 @@ claim_slot(void)
 		RegisterSubXactCallback(client_subxact_abort, NULL);
 		exit_callback_set = true;
 	}
+	for (i = 0; i < setops_service->nslots; i++)
+	{
+		ServiceSlot *slot = &setops_service->slots[(MyProcPid + i) % setops_service->nslots];
+		uint32		expected = SLOT_FREE;
+
+		if (pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
+		{
+			pg_atomic_write_u32(&slot->abandoned, 0);
+			return slot;
+		}
+	}
+	return NULL;
+}
+
+/* A free slot, waiting (interruptibly) while all are busy. */
+static ServiceSlot *
+claim_slot(void)
+{
 	/* (one left claimed by an ERROR outside a transaction) */
 	release_slot();
 	for (;;)
 	{
-		int			i;
+		ServiceSlot *slot = try_claim_slot();
 
-		for (i = 0; i < setops_service->nslots; i++)
+		if (slot != NULL)
 		{
-			ServiceSlot *slot = &setops_service->slots[(MyProcPid + i) % setops_service->nslots];
-			uint32		expected = SLOT_FREE;
-
-			if (pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
-			{
-				ConditionVariableCancelSleep();
-				pg_atomic_write_u32(&slot->abandoned, 0);
-				my_slot = slot;
-				return slot;
-			}
+			ConditionVariableCancelSleep();
+			my_slot = slot;
+			return slot;
 		}
 		/* woken when one is freed (at the latest after 100 ms; interruptible) */
 		(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L, PG_WAIT_EXTENSION);
 	}
 }
 
-/* Hand the slot's request to the worker and wait for the answer. */
+/* Hand the slot's request to the worker; the answer is awaited by wait_done. */
 static SetopsGpuStatus
-submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
+submit(ServiceSlot *slot, char *errbuf, size_t errlen)
 {
 	Latch	   *worker;
 	uint64		generation;
@@ -252,6 +286,25 @@ submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 	pg_write_barrier();
 	pg_atomic_write_u32(&slot->state, SLOT_SUBMITTED);
 	SetLatch(worker);
+	return SETOPS_GPU_OK;
+}
+
+/* This backend no longer holds slot (it was abandoned). */
+static void
+forget_slot(ServiceSlot *slot)
+{
+	if (slot == my_slot)
+		my_slot = NULL;
+	if (slot == stream_slot)
+		stream_slot = NULL;
+}
+
+/* Wait for the answer to the request submitted on slot. */
+static SetopsGpuStatus
+wait_done(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	uint64		generation = slot->generation;
+	bool		ready;
 
 	PG_TRY();
 	{
@@ -271,7 +324,7 @@ submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 	PG_CATCH();
 	{
 		abandon_slot(slot);
-		my_slot = NULL;
+		forget_slot(slot);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -279,7 +332,7 @@ submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 	{
 		/* the worker went away: a new one fails or frees what it finds */
 		abandon_slot(slot);
-		my_slot = NULL;
+		forget_slot(slot);
 		snprintf(errbuf, errlen, "the setops GPU service stopped while serving this request");
 		return SETOPS_GPU_ERROR;
 	}
@@ -287,6 +340,14 @@ submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 	if (slot->status != SETOPS_GPU_OK)
 		strlcpy(errbuf, slot->errmsg, errlen);
 	return slot->status;
+}
+
+static SetopsGpuStatus
+submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = submit(slot, errbuf, errlen);
+
+	return status == SETOPS_GPU_OK ? wait_done(slot, errbuf, errlen) : status;
 }
 
 /* The slot machinery, for service_batch.c. */
@@ -312,6 +373,41 @@ void
 service_release_slot(void)
 {
 	release_slot();
+}
+
+SetopsGpuStatus
+service_submit_nowait(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	return submit(slot, errbuf, errlen);
+}
+
+SetopsGpuStatus
+service_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	return wait_done(slot, errbuf, errlen);
+}
+
+/* The stream's slot: NULL when this backend streams already or none is free. */
+ServiceSlot *
+service_claim_stream_slot(void)
+{
+	if (stream_slot != NULL)
+		return NULL;
+	stream_slot = try_claim_slot();
+	return stream_slot;
+}
+
+/* Is slot still this backend's stream slot (not abandoned by an ERROR)? */
+bool
+service_holds_stream_slot(ServiceSlot *slot)
+{
+	return slot != NULL && slot == stream_slot;
+}
+
+void
+service_release_stream_slot(void)
+{
+	give_back(&stream_slot);
 }
 
 static SetopsGpuStatus
