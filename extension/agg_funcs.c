@@ -15,6 +15,15 @@
  * becomes one run and rows are appended after it.  An intersection then
  * stays about as small as its smallest row.
  *
+ * A union or merge state that passes setops.agg_stream_min_size streams
+ * instead: each row goes to the GPU as it comes (service_stage.c), into the
+ * stage the final function's rounds then run on, and only the descriptor
+ * stays here.  That saves appending every row to host memory and copying
+ * it all towards the device at the end: the two passes over the state that
+ * cost most once the rounds run on the GPU.  What needs the keys on the
+ * host (serializing for a parallel leader, a final that cannot use the
+ * GPU) reduces them there or reads them back first.
+ *
  * All three are commutative and associative on multisets of keys, so the
  * result does not depend on row order nor on where reductions happen, and
  * parallel aggregation (combine, serialize, deserialize) gives identical
@@ -27,6 +36,7 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
+#include "service.h"
 #include "cpu/engine.h"
 
 PG_FUNCTION_INFO_V1(setops_intersect_agg_trans);
@@ -79,6 +89,8 @@ typedef struct SetopsAggState
 	bool		keys_owned;		/* false: keys point into a serialized state */
 	bool		may_map;		/* see agg_mapped_bytes */
 	SetopsMappedBuffer mapped;	/* keys, once large and may_map */
+	bool		may_stream;		/* see agg_may_stream */
+	SetopsStageStream *stream;	/* non-NULL: the keys are on the device, not here */
 	int64	   *lengths;		/* the descriptor: each run's length */
 	int64		nruns;			/* >= 1 once a non-NULL row was seen */
 	int64		maxruns;
@@ -123,13 +135,26 @@ agg_may_map(FunctionCallInfo fcinfo)
 	return true;				/* a window aggregate */
 }
 
+/*
+ * May this call's states stream their keys to the device?  Only where the
+ * final function is called once (not window aggregates), and not under
+ * hash aggregation (its groups are many, and it must see their memory).
+ */
+static bool
+agg_may_stream(FunctionCallInfo fcinfo)
+{
+	return fcinfo->context && IsA(fcinfo->context, AggState) && agg_may_map(fcinfo);
+}
+
 static SetopsAggState *
-agg_state_new(MemoryContext cxt, SetopsOp op, SetopsKeyType type, bool may_map)
+agg_state_new(MemoryContext cxt, SetopsOp op, SetopsKeyType type, bool may_map,
+			  bool may_stream)
 {
 	SetopsAggState *state = MemoryContextAllocZero(cxt, sizeof(SetopsAggState));
 
 	state->op = op;
 	state->may_map = may_map && setops_mapped_available();
+	state->may_stream = may_stream;
 	state->type = type;
 	state->cxt = cxt;
 	state->maxkeys = AGG_INITIAL_KEYS;
@@ -179,6 +204,21 @@ agg_grow_keys(SetopsAggState *state, int64 need)
 	state->maxkeys = cap;
 }
 
+/* A buffer of cap keys, which the state owns: mapped when large. */
+static void
+agg_alloc_keys(SetopsAggState *state, int64 cap)
+{
+	size_t		ks = setops_key_size(state->type);
+
+	Assert(state->keys == NULL);
+	if ((Size) cap * ks >= agg_mapped_bytes(state->op) && state->may_map)
+		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
+	else
+		state->keys = MemoryContextAllocHuge(state->cxt, cap * ks);
+	state->keys_owned = true;
+	state->maxkeys = cap;
+}
+
 /* The keys are about to be replaced: free them if they are the state's. */
 static void
 agg_free_keys(SetopsAggState *state)
@@ -188,6 +228,98 @@ agg_free_keys(SetopsAggState *state)
 	else if (state->keys_owned)
 		pfree(state->keys);
 	state->keys = NULL;
+}
+
+/* Should the state start streaming before it takes n more keys? */
+static bool
+agg_should_stream(const SetopsAggState *state, int64 n)
+{
+	int64		keys = state->nkeys + n;
+
+	if (!state->may_stream || state->stream != NULL || state->op == SETOPS_OP_INTERSECT ||
+		setops_agg_stream_min_mb < 0 || setops_device == SETOPS_DEVICE_CPU ||
+		(Size) keys * setops_key_size(state->type) < (Size) setops_agg_stream_min_mb * 1024 * 1024 ||
+		!setops_service_stream_fits(keys, state->nruns + 1))
+		return false;
+	return setops_gpu_usable(agg_name(state->op), keys);
+}
+
+/*
+ * Send the keys held so far to the device and stream from now on; stay in
+ * host memory when no stream can be had (this backend streams already, or
+ * every slot of the service is busy) or the first put fails.
+ */
+static void
+agg_stream_begin(SetopsAggState *state)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsStageStream *s;
+
+	s = setops_service_stream_open(state->type, 4 * state->nkeys, state->cxt);
+	if (s == NULL)
+		return;
+	if (setops_service_stream_put(s, state->keys, state->nkeys, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+	{
+		elog(DEBUG1, "%s: keeping the rows in memory: %s", agg_name(state->op), errbuf);
+		setops_service_stream_close(s);
+		return;
+	}
+	agg_free_keys(state);
+	state->maxkeys = 0;
+	state->stream = s;
+}
+
+/*
+ * Stop streaming: read the keys put so far back into host memory (the
+ * first nkeys of them: a failed put may have sent part of one more row).
+ */
+static void
+agg_unstream(SetopsAggState *state)
+{
+	SetopsStageStream *s = state->stream;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+
+	if (s == NULL)
+		return;
+	state->stream = NULL;
+	agg_free_keys(state);		/* a failed reduction's buffer */
+	agg_alloc_keys(state, Max(setops_service_stream_count(s), AGG_INITIAL_KEYS));
+	status = setops_service_stream_fetch(s, state->keys, errbuf, sizeof(errbuf));
+	setops_service_stream_close(s);
+	if (status != SETOPS_GPU_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("%s: the rows sent to the GPU could not be read back: %s",
+						agg_name(state->op), errbuf),
+				 errhint("Run the query again; with setops.agg_stream_min_size = -1 the rows stay in the backend's memory.")));
+}
+
+/*
+ * Reduce a streaming state's runs on the device, the result into alloc's
+ * buffer; the stream is closed either way.  False when the GPU failed (an
+ * ERROR in gpu mode): the state is then back in host memory, unreduced.
+ */
+static bool
+agg_stream_reduce(SetopsAggState *state, void *(*alloc) (int64 n, void *arg), void *arg,
+				  void **result, int64 *n)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+
+	status = setops_service_stream_reduce(state->stream, state->op, state->lengths, state->nruns,
+										  alloc, arg, result, n, errbuf, sizeof(errbuf));
+	if (status == SETOPS_GPU_OK)
+	{
+		setops_service_stream_close(state->stream);
+		state->stream = NULL;
+		setops_last.on_gpu = true;
+		setops_last.streamed_rows = state->nruns;
+		return true;
+	}
+	setops_gpu_failed(agg_name(state->op), status, errbuf);
+	agg_unstream(state);
+	return false;
 }
 
 /* Append one sorted run of n keys (copied). */
@@ -220,6 +352,26 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 	{
 		state->maxruns *= 2;
 		state->lengths = repalloc_huge(state->lengths, state->maxruns * sizeof(int64));
+	}
+	if (state->stream == NULL && agg_should_stream(state, n))
+		agg_stream_begin(state);
+	else if (state->stream != NULL && !setops_service_stream_fits(state->nkeys + n, state->nruns + 1))
+		agg_unstream(state);	/* past what one reduction on the device takes */
+	if (state->stream != NULL)
+	{
+		char		errbuf[SETOPS_GPU_ERRLEN];
+		SetopsGpuStatus status;
+
+		status = setops_service_stream_put(state->stream, keys, n, errbuf, sizeof(errbuf));
+		if (status == SETOPS_GPU_OK)
+		{
+			state->lengths[state->nruns++] = n;
+			state->nkeys += n;
+			return;
+		}
+		/* (an ERROR in gpu mode) */
+		setops_gpu_failed(agg_name(state->op), status, errbuf);
+		agg_unstream(state);
 	}
 	if (state->nkeys + n > state->maxkeys)
 		agg_grow_keys(state, state->nkeys + n);
@@ -254,6 +406,17 @@ agg_reduce_tail(SetopsAggState *state)
 	state->nkeys = head + n;
 }
 
+/* A streaming state's reduction comes back into keys of its own. */
+static void *
+agg_keys_alloc(int64 n, void *arg)
+{
+	SetopsAggState *state = (SetopsAggState *) arg;
+
+	if (state->keys == NULL)
+		agg_alloc_keys(state, Max(n, AGG_INITIAL_KEYS));
+	return state->keys;
+}
+
 /*
  * Reduce the state to one run.  After an earlier reduction, the runs added
  * since are reduced first and then combined with that (usually large) run
@@ -267,6 +430,24 @@ agg_reduce(SetopsAggState *state)
 	void	   *result;
 	int64		n;
 
+	if (state->stream != NULL && state->nruns > 1)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(state->cxt);
+		bool		done;
+
+		/* the keys need not come back before the rounds, only their result */
+		done = agg_stream_reduce(state, agg_keys_alloc, state, &result, &n);
+		MemoryContextSwitchTo(oldcxt);
+		if (done)
+		{
+			state->nkeys = n;
+			state->lengths[0] = n;
+			state->nruns = 1;
+			state->head_reduced = true;
+			return;
+		}
+	}
+	agg_unstream(state);
 	if (state->nruns <= 1)
 		return;
 	agg_reduce_tail(state);
@@ -290,7 +471,8 @@ agg_reduce(SetopsAggState *state)
 static void
 agg_bound(SetopsAggState *state)
 {
-	if (agg_bytes(state) <= state->reduce_at)
+	/* a streaming state's keys are on the device */
+	if (state->stream != NULL || agg_bytes(state) <= state->reduce_at)
 		return;
 	elog(DEBUG1, "%s: reducing %lld runs of %lld keys in place",
 		 agg_name(state->op), (long long) state->nruns, (long long) state->nkeys);
@@ -322,7 +504,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
-		state = agg_state_new(aggcxt, op, row.type, agg_may_map(fcinfo));
+		state = agg_state_new(aggcxt, op, row.type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
 	agg_add_run(state, row.data, row.n);
 	agg_bound(state);
 	PG_RETURN_POINTER(state);
@@ -408,15 +590,29 @@ setops_agg_final(PG_FUNCTION_ARGS)
 	{
 		double		t0 = setops_now_ms();
 		Datum		result;
+		void	   *keys;
 
 		/* setops_last_timing() shows the final reduction's phases */
 		memset(&setops_last, 0, sizeof(setops_last));
 		memset(&r, 0, sizeof(r));
 		(void) setops_gpu_usable(agg_name(state->op), 0);
-		agg_reduce_tail(state);
 		r.state = state;
-		(void) setops_run_reduce_into(agg_name(state->op), state->op, state->type, state->keys,
-									  state->lengths, state->nruns, agg_result_alloc, &r, &n);
+		if (state->stream != NULL && agg_stream_reduce(state, agg_result_alloc, &r, &keys, &n))
+		{
+			/* the state keeps its meaning: one run, the result's keys */
+			state->keys = keys;
+			state->keys_owned = false;
+			state->nkeys = state->maxkeys = n;
+			state->lengths[0] = n;
+			state->nruns = 1;
+			state->head_reduced = true;
+		}
+		else
+		{
+			agg_reduce_tail(state);
+			(void) setops_run_reduce_into(agg_name(state->op), state->op, state->type, state->keys,
+										  state->lengths, state->nruns, agg_result_alloc, &r, &n);
+		}
 		result = setops_result_finish(&r.res, n, agg_name(state->op));
 		setops_last.total_ms = setops_now_ms() - t0;
 		PG_RETURN_DATUM(result);
@@ -461,7 +657,8 @@ setops_agg_combine(PG_FUNCTION_ARGS)
 	}
 	/* s2 may live in short-lived memory and is left untouched: copy it */
 	if (s1 == NULL)
-		s1 = agg_state_new(aggcxt, s2->op, s2->type, agg_may_map(fcinfo));
+		s1 = agg_state_new(aggcxt, s2->op, s2->type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
+	agg_unstream(s2);			/* (a state from this backend) */
 	ks = setops_key_size(s2->type);
 	for (i = 0; i < s2->nruns; i++)
 	{
@@ -516,7 +713,7 @@ setops_agg_deserialize(PG_FUNCTION_ARGS)
 		wire->n < 0 ||
 		VARSIZE(raw) != sizeof(AggWire) + wire->n * setops_key_size(wire->type))
 		elog(ERROR, "setops: malformed serialized aggregate state");
-	state = agg_state_new(CurrentMemoryContext, wire->op, wire->type, false);
+	state = agg_state_new(CurrentMemoryContext, wire->op, wire->type, false, false);
 	pfree(state->keys);
 	state->keys = (char *) (wire + 1);
 	state->keys_owned = false;

@@ -62,14 +62,15 @@ setops_devices(PG_FUNCTION_ARGS)
  * detoasting and reading the arguments; upload, kernel and download are the
  * GPU's (zero on the CPU); decode is unpacking packed arguments (on the
  * GPU, or on the CPU before the engine); cpu is the CPU engine with its
- * order check; result is building the result (packing it, for packed).
+ * order check; result is building the result (packing it, for packed);
+ * streamed_rows, the rows of an aggregate that went to the GPU as they came.
  */
 Datum
 setops_last_timing(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[9];
-	bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+	Datum		values[10];
+	bool		nulls[10] = {0};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "setops_last_timing: return type must be a row type");
@@ -83,6 +84,7 @@ setops_last_timing(PG_FUNCTION_ARGS)
 	values[6] = Float8GetDatum(setops_last.cpu_ms);
 	values[7] = Float8GetDatum(setops_last.result_ms);
 	values[8] = Float8GetDatum(setops_last.total_ms);
+	values[9] = Int64GetDatum(setops_last.streamed_rows);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 

@@ -792,9 +792,10 @@ CREATE FUNCTION setops_last_timing(
     OUT download_ms float8,
     OUT cpu_ms float8,
     OUT result_ms float8,
-    OUT total_ms float8)
+    OUT total_ms float8,
+    OUT streamed_rows int8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'setops_last_timing'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION setops_last_timing() IS
-'time split of the last two-argument set operation in this backend, for benchmarks';
+'time split of the last two-argument set operation or aggregate final function in this backend, for benchmarks; streamed_rows: the aggregate''s rows that went to the GPU as they came (setops.agg_stream_min_size)';

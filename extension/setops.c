@@ -25,6 +25,7 @@ void		_PG_init(void);
 
 int			setops_device = SETOPS_DEVICE_AUTO;
 int			setops_gpu_min_elements = 100000;
+int			setops_agg_stream_min_mb = 32;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", SETOPS_DEVICE_AUTO, false},
@@ -83,6 +84,18 @@ _PG_init(void)
 							0, INT_MAX,
 							PGC_USERSET,
 							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.agg_stream_min_size",
+							"State size from which array_union_agg and "
+							"array_merge_agg send their rows to the GPU as they come.",
+							"Such an aggregate holds one slot of the GPU service "
+							"until its final function, and its rows are kept on the "
+							"device rather than in the backend's memory. -1: never.",
+							&setops_agg_stream_min_mb,
+							32,
+							-1, MAX_KILOBYTES / 1024,
+							PGC_USERSET,
+							GUC_UNIT_MB,
 							NULL, NULL, NULL);
 	/*
 	 * The GPU service, and its settings (they size shared memory, so they

@@ -23,6 +23,7 @@ typedef enum SetopsDevice
 
 extern int	setops_device;
 extern int	setops_gpu_min_elements;
+extern int	setops_agg_stream_min_mb;	/* setops.agg_stream_min_size; -1 never */
 
 /* ---- arrays in and out (array_io.c) ---- */
 
@@ -223,6 +224,7 @@ typedef struct SetopsTiming
 	double		cpu_ms;
 	double		result_ms;
 	double		total_ms;
+	int64		streamed_rows;	/* an aggregate's rows sent to the GPU as they came */
 } SetopsTiming;
 
 extern SetopsTiming setops_last;
