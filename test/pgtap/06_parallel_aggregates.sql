@@ -32,19 +32,6 @@ FROM (SELECT pg_temp.rand_sorted(12, 0, 20) AS base) b,
 ORDER BY id;
 ANALYZE setops_tap_parallel;
 
--- EXPLAIN output of a statement, as one text
-CREATE FUNCTION pg_temp.plan_of(q text, opts text DEFAULT 'COSTS OFF') RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    res text := '';
-BEGIN
-    FOR line IN EXECUTE format('EXPLAIN (%s) %s', opts, q) LOOP
-        res := res || line || E'\n';
-    END LOOP;
-    RETURN res;
-END
-$$;
 -- Runs CREATE TEMP TABLE tbl AS q in parallel, asserting first that its
 -- plan (EXPLAIN without ANALYZE) has a Partial ...Aggregate below a Gather.
 -- The statement itself runs under EXPLAIN ANALYZE, to report the workers

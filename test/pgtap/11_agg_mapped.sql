@@ -12,6 +12,7 @@
 --
 -- Mode-independent: run under any setops.device.
 BEGIN;
+\ir reference.psql
 SELECT plan(12);
 SET LOCAL max_parallel_workers_per_gather = 0;
 SET LOCAL work_mem = '512MB';
@@ -36,17 +37,6 @@ LANGUAGE sql AS $$
                  generate_series(1, copies) c)
 $$;
 
-CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    plan text := '';
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        plan := plan || line || E'\n';
-    END LOOP;
-    RETURN plan;
-END $$;
 
 SELECT ok(pg_temp.is_iota(array_union_agg(a), 20000000, 1),
           'array_union_agg over 80 MB of rows: 1..20M')
