@@ -20,7 +20,9 @@
 #           sorted and distinct), setops.device = cpu against gpu, and the
 #           time to read the rows alone (sum of cardinalities); answers
 #           compared (count and keys at five places).  Parallel query off, so both sides aggregate in one
-#           backend.
+#           backend.  The gpu forms stream the rows to the device as they
+#           come (setops.agg_stream_min_size); one more form keeps them in
+#           host memory until the final function, as before streaming.
 #
 # Needs a running cluster with setops preloaded (PGHOST etc. set).
 # BATCH_BENCH_PARTS (default "window agg") picks the parts; slow_runs
@@ -129,6 +131,13 @@ SELECT 'gpu final function' AS phase, * FROM setops_last_timing();
 INSERT INTO results SELECT 'cpu, count only', * FROM time_query(
     'SELECT cardinality(array_union_agg(a)) FROM a', 'cpu', :runs);
 SELECT 'cpu final function' AS phase, * FROM setops_last_timing();
+-- the gpu without streaming: every row appended to host memory, the
+-- whole state staged on the device by the final function
+SET setops.agg_stream_min_size = -1;
+INSERT INTO results SELECT 'gpu, count only, rows in memory', * FROM time_query(
+    'SELECT cardinality(array_union_agg(a)) FROM a', 'gpu', :runs);
+SELECT 'gpu final function, rows in memory' AS phase, * FROM setops_last_timing();
+RESET setops.agg_stream_min_size;
 INSERT INTO results SELECT 'reading the rows', * FROM time_query(
     'SELECT sum(cardinality(a)) FROM a', 'cpu', :runs);
 \echo rows :rows of :n keys
@@ -137,7 +146,8 @@ SELECT round((median((SELECT ms FROM results WHERE form = 'cpu, count only')) /
               median((SELECT ms FROM results WHERE form = 'gpu, count only')))::numeric, 2) AS gpu_speedup;
 DO $$ BEGIN
     IF (SELECT count(DISTINCT answer) FROM results WHERE form IN ('gpu', 'cpu')) <> 1 OR
-       (SELECT count(DISTINCT answer) FROM results WHERE form IN ('gpu, count only', 'cpu, count only')) <> 1 THEN
+       (SELECT count(DISTINCT answer) FROM results
+        WHERE form IN ('gpu, count only', 'cpu, count only', 'gpu, count only, rows in memory')) <> 1 THEN
         RAISE EXCEPTION 'batch_bench: gpu and cpu disagree';
     END IF;
 END $$;
