@@ -236,7 +236,7 @@ agg_should_stream(const SetopsAggState *state, int64 n)
 {
 	int64		keys = state->nkeys + n;
 
-	if (!state->may_stream || state->stream != NULL || state->op == SETOPS_OP_INTERSECT ||
+	if (!state->may_stream || state->op == SETOPS_OP_INTERSECT ||
 		setops_agg_stream_min_mb < 0 || setops_device == SETOPS_DEVICE_CPU ||
 		(Size) keys * setops_key_size(state->type) < (Size) setops_agg_stream_min_mb * 1024 * 1024 ||
 		!setops_service_stream_fits(keys, state->nruns + 1))
@@ -255,13 +255,15 @@ agg_stream_begin(SetopsAggState *state)
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	SetopsStageStream *s;
 
-	s = setops_service_stream_open(state->type, 4 * state->nkeys, state->cxt);
+	/* the stage is first sized for as much again; it grows as needed */
+	s = setops_service_stream_open(state->type, Min(2 * state->nkeys, INT_MAX / 2), state->cxt);
 	if (s == NULL)
-		return;
+		return;					/* (tried again at the next row) */
 	if (setops_service_stream_put(s, state->keys, state->nkeys, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 	{
 		elog(DEBUG1, "%s: keeping the rows in memory: %s", agg_name(state->op), errbuf);
 		setops_service_stream_close(s);
+		state->may_stream = false;
 		return;
 	}
 	agg_free_keys(state);
@@ -355,8 +357,9 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 	}
 	if (state->stream == NULL && agg_should_stream(state, n))
 		agg_stream_begin(state);
-	else if (state->stream != NULL && !setops_service_stream_fits(state->nkeys + n, state->nruns + 1))
-		agg_unstream(state);	/* past what one reduction on the device takes */
+	else if (state->stream != NULL && (setops_device == SETOPS_DEVICE_CPU ||
+									   !setops_service_stream_fits(state->nkeys + n, state->nruns + 1)))
+		agg_unstream(state);	/* the GPU was turned off, or past what one reduction there takes */
 	if (state->stream != NULL)
 	{
 		char		errbuf[SETOPS_GPU_ERRLEN];
@@ -430,7 +433,7 @@ agg_reduce(SetopsAggState *state)
 	void	   *result;
 	int64		n;
 
-	if (state->stream != NULL && state->nruns > 1)
+	if (state->stream != NULL && state->nruns > 1 && setops_device != SETOPS_DEVICE_CPU)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(state->cxt);
 		bool		done;
@@ -597,9 +600,16 @@ setops_agg_final(PG_FUNCTION_ARGS)
 		memset(&r, 0, sizeof(r));
 		(void) setops_gpu_usable(agg_name(state->op), 0);
 		r.state = state;
-		if (state->stream != NULL && agg_stream_reduce(state, agg_result_alloc, &r, &keys, &n))
+		if (state->stream != NULL && setops_device != SETOPS_DEVICE_CPU &&
+			agg_stream_reduce(state, agg_result_alloc, &r, &keys, &n))
 		{
-			/* the state keeps its meaning: one run, the result's keys */
+			/*
+			 * The state keeps its meaning: one run, the result's keys.  They
+			 * live as long as this output row; PostgreSQL calls another
+			 * final function on a shared state in the same pass, and never
+			 * adds rows after a plain aggregate's final (those do not
+			 * stream).
+			 */
 			state->keys = keys;
 			state->keys_owned = false;
 			state->nkeys = state->maxkeys = n;
@@ -609,6 +619,7 @@ setops_agg_final(PG_FUNCTION_ARGS)
 		}
 		else
 		{
+			agg_unstream(state);
 			agg_reduce_tail(state);
 			(void) setops_run_reduce_into(agg_name(state->op), state->op, state->type, state->keys,
 										  state->lengths, state->nruns, agg_result_alloc, &r, &n);

@@ -90,6 +90,7 @@ service_shmem_startup(void)
 		memset(setops_service, 0, offsetof(ServiceShared, slots));
 		SpinLockInit(&setops_service->mutex);
 		ConditionVariableInit(&setops_service->slot_freed);
+		pg_atomic_init_u32(&setops_service->nstreams, 0);
 		setops_service->nslots = setops_service_slots;
 		/* slots of whole pages, each aligned for any key or value */
 		slot_bytes = (arena_bytes() / setops_service_slots) & ~(Size) 8191;
@@ -507,6 +508,37 @@ gpu_still_usable(void)
 	}
 }
 
+/*
+ * A request is answered: hand the slot back to its backend, or free it if
+ * the backend gave up.  The backend may give up at any moment
+ * (abandon_slot: it sets abandoned, then frees the slot if it finds it
+ * DONE): each side writes, then reads the other's flag behind a full
+ * barrier, so at least one of the two sees that it must free the slot,
+ * and the compare-and-exchange lets only one do it.
+ */
+static void
+finish_slot(ServiceSlot *slot, int slot_index)
+{
+	uint32		state = SLOT_RUNNING;
+
+	pg_write_barrier();
+	if (pg_atomic_read_u32(&slot->abandoned) == 0)
+	{
+		pg_atomic_write_u32(&slot->state, SLOT_DONE);
+		state = SLOT_DONE;
+		pg_memory_barrier();
+		SetLatch(slot->owner_latch);
+	}
+	if (pg_atomic_read_u32(&slot->abandoned) != 0)
+	{
+		/* nobody will read what it left; nobody can claim it before it is free */
+		service_cache_slot_done(slot_index);
+		service_stage_done(slot_index);
+		if (pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FREE))
+			ConditionVariableBroadcast(&setops_service->slot_freed);
+	}
+}
+
 /* Serve every submitted slot once, starting after the last one served. */
 static void
 serve_slots(int *next)
@@ -518,7 +550,6 @@ serve_slots(int *next)
 	{
 		int			i = (*next + k) % setops_service->nslots;
 		ServiceSlot *slot = &setops_service->slots[i];
-		Latch	   *owner;
 
 		if (pg_atomic_read_u32(&slot->state) != SLOT_SUBMITTED)
 			continue;
@@ -556,20 +587,7 @@ serve_slots(int *next)
 			MemoryContextDelete(cxt);
 		}
 		*next = (i + 1) % setops_service->nslots;
-		owner = slot->owner_latch;
-		pg_write_barrier();
-		/* a backend that gave up does not free its slot: free it here */
-		if (pg_atomic_read_u32(&slot->abandoned) != 0)
-		{
-			service_cache_slot_done(i);
-			service_stage_done(i);
-			service_free_slot(slot);
-		}
-		else
-		{
-			pg_atomic_write_u32(&slot->state, SLOT_DONE);
-			SetLatch(owner);
-		}
+		finish_slot(slot, i);
 		CHECK_FOR_INTERRUPTS();
 		gpu_still_usable();
 	}
@@ -635,14 +653,8 @@ setops_service_main(Datum arg)
 		{
 			slot->status = SETOPS_GPU_ERROR;
 			strlcpy(slot->errmsg, "the setops GPU service restarted", sizeof(slot->errmsg));
-			pg_write_barrier();
-			if (pg_atomic_read_u32(&slot->abandoned) != 0)
-				service_free_slot(slot);
-			else
-			{
-				pg_atomic_write_u32(&slot->state, SLOT_DONE);
-				SetLatch(slot->owner_latch);
-			}
+			pg_atomic_write_u32(&slot->state, SLOT_RUNNING);
+			finish_slot(slot, i);
 		}
 	}
 	ereport(LOG,

@@ -133,6 +133,7 @@ typedef struct ServiceSlot
 	bool		b_shared;
 	bool		want_pos;
 	bool		stage_release;
+	bool		stage_raw;		/* REQ_STAGE_GET of the keys as put: an error once reduced */
 
 	/* answer */
 	SetopsGpuStatus status;
@@ -173,6 +174,7 @@ typedef struct ServiceShared
 	int			ncaches;		/* devices with a cache (1 when emulating) */
 	ServiceCacheStats cache[SERVICE_MAX_DEVICES];
 	ConditionVariable slot_freed;	/* backends waiting for a free slot */
+	pg_atomic_uint32 nstreams;	/* slots held by streams (fewer than nslots) */
 	int			nslots;
 	Size		slot_bytes;		/* each slot's part of the arena */
 	char	   *arena;			/* nslots * slot_bytes, page aligned */
@@ -238,9 +240,9 @@ extern void service_release_slot(void);
 extern SetopsGpuStatus service_submit_nowait(ServiceSlot *slot, char *errbuf, size_t errlen);
 extern SetopsGpuStatus service_wait(ServiceSlot *slot, char *errbuf, size_t errlen);
 /* the one slot a backend's stream keeps across calls (service_stage.c) */
-extern ServiceSlot *service_claim_stream_slot(void);
-extern bool service_holds_stream_slot(ServiceSlot *slot);
-extern void service_release_stream_slot(void);
+extern ServiceSlot *service_claim_stream_slot(uint64 *token);
+extern bool service_holds_stream_slot(ServiceSlot *slot, uint64 token);
+extern void service_release_stream_slot(ServiceSlot *slot, uint64 token);
 
 /* gpu_service.c: registration (from _PG_init) and the worker */
 extern void setops_service_register(void);

@@ -36,6 +36,7 @@ static ServiceSlot *my_slot = NULL;
  * from my_slot, so that requests made while it streams do not take it.
  */
 static ServiceSlot *stream_slot = NULL;
+static uint64 stream_claims = 0;	/* identifies this backend's claims of it */
 static bool exit_callback_set = false;
 
 static bool
@@ -179,14 +180,38 @@ release_slot(void)
 	give_back(&my_slot);
 }
 
+/*
+ * The stream slot is no longer held (given back, or abandoned to the
+ * worker): one stream fewer in the cluster.
+ */
+static void
+stream_slot_gone(void)
+{
+	stream_slot = NULL;
+	pg_atomic_fetch_sub_u32(&setops_service->nstreams, 1);
+}
+
+static void
+release_stream_slot(void)
+{
+	if (stream_slot != NULL)
+	{
+		give_back(&stream_slot);
+		stream_slot_gone();
+	}
+}
+
 static void
 client_exit(int code, Datum arg)
 {
 	if (my_slot != NULL)
 		abandon_slot(my_slot);
+	my_slot = NULL;
 	if (stream_slot != NULL)
+	{
 		abandon_slot(stream_slot);
-	my_slot = stream_slot = NULL;
+		stream_slot_gone();
+	}
 }
 
 /*
@@ -202,7 +227,7 @@ client_xact_abort(XactEvent event, void *arg)
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
 	{
 		release_slot();
-		give_back(&stream_slot);
+		release_stream_slot();
 	}
 }
 
@@ -296,7 +321,7 @@ forget_slot(ServiceSlot *slot)
 	if (slot == my_slot)
 		my_slot = NULL;
 	if (slot == stream_slot)
-		stream_slot = NULL;
+		stream_slot_gone();
 }
 
 /* Wait for the answer to the request submitted on slot. */
@@ -387,27 +412,48 @@ service_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 	return wait_done(slot, errbuf, errlen);
 }
 
-/* The stream's slot: NULL when this backend streams already or none is free. */
+/*
+ * The stream's slot: NULL when this backend streams already, none is free,
+ * or streams hold all but one slot of the service.  A stream holds its
+ * slot while its backend makes other requests, which claim a slot of
+ * their own: with every slot held by streams, those would wait forever.
+ * *token identifies this claim (the same slot may be claimed again later).
+ */
 ServiceSlot *
-service_claim_stream_slot(void)
+service_claim_stream_slot(uint64 *token)
 {
+	uint32		n = pg_atomic_read_u32(&setops_service->nstreams);
+
 	if (stream_slot != NULL)
 		return NULL;
+	do
+	{
+		if (n + 1 >= (uint32) setops_service->nslots)
+			return NULL;
+	} while (!pg_atomic_compare_exchange_u32(&setops_service->nstreams, &n, n + 1));
 	stream_slot = try_claim_slot();
+	if (stream_slot == NULL)
+	{
+		pg_atomic_fetch_sub_u32(&setops_service->nstreams, 1);
+		return NULL;
+	}
+	*token = ++stream_claims;
 	return stream_slot;
 }
 
-/* Is slot still this backend's stream slot (not abandoned by an ERROR)? */
+/* Does the claim token still hold slot (not given up by an ERROR)? */
 bool
-service_holds_stream_slot(ServiceSlot *slot)
+service_holds_stream_slot(ServiceSlot *slot, uint64 token)
 {
-	return slot != NULL && slot == stream_slot;
+	return slot != NULL && slot == stream_slot && token == stream_claims;
 }
 
+/* Give back the claim token's slot, if it still holds it. */
 void
-service_release_stream_slot(void)
+service_release_stream_slot(ServiceSlot *slot, uint64 token)
 {
-	give_back(&stream_slot);
+	if (service_holds_stream_slot(slot, token))
+		release_stream_slot();
 }
 
 static SetopsGpuStatus

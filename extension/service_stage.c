@@ -182,14 +182,14 @@ pipe_flush(StagePipe *p, char *errbuf, size_t errlen)
 }
 
 /*
- * Read n keys of the stage (the reduction's result once reduced, else the
- * keys as put) into dst, through the two halves: the worker reads the
+ * Read n keys of the stage (the reduction's result; raw: the keys as put,
+ * an error once reduced) into dst, through the two halves: the worker reads the
  * next piece while this backend copies the last one out.  The last piece
  * frees the stage.
  */
 static SetopsGpuStatus
-stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, char *dst,
-		  char *errbuf, size_t errlen)
+stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, bool raw, char *dst,
+		  double *copy_ms, char *errbuf, size_t errlen)
 {
 	size_t		ks = setops_key_size(type);
 	Size		hb = half_bytes();
@@ -197,9 +197,11 @@ stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, char *dst,
 	int64		off = 0,
 				m = Min(per_piece, n);
 	int			half = 0;
+	double		t0;
 	SetopsGpuStatus status;
 
 	slot->kind = REQ_STAGE_GET;
+	slot->stage_raw = raw;
 	slot->key_type = type;
 	slot->put_offset = 0;
 	slot->na = m;
@@ -225,7 +227,9 @@ stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, char *dst,
 			slot->stage_release = off + m + next_m >= n;
 			status = service_submit_nowait(slot, errbuf, errlen);
 		}
+		t0 = setops_now_ms();
 		memcpy(dst + off * ks, service_slot_data(slot) + half * hb, m * ks);
+		*copy_ms += setops_now_ms() - t0;
 		off += m;
 		if (next_m <= 0)
 			return SETOPS_GPU_OK;
@@ -245,7 +249,8 @@ stage_reduce(ServiceSlot *slot, SetopsOp op, SetopsKeyType type, const int64 *le
 {
 	SetopsGpuStatus status;
 	char	   *res;
-	double		t0;
+	double		t0,
+				copy_ms = 0;
 
 	slot->kind = REQ_REDUCE;
 	slot->op = op;
@@ -266,10 +271,12 @@ stage_reduce(ServiceSlot *slot, SetopsOp op, SetopsKeyType type, const int64 *le
 	}
 	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 
+	/* download: waiting for the pieces; result: copying them into the answer */
 	t0 = setops_now_ms();
 	res = alloc(*n, arg);
-	status = stage_get(slot, type, *n, res, errbuf, errlen);
-	setops_last.download_ms += setops_now_ms() - t0;
+	status = stage_get(slot, type, *n, false, res, &copy_ms, errbuf, errlen);
+	setops_last.download_ms += setops_now_ms() - t0 - copy_ms;
+	setops_last.result_ms += copy_ms;
 	if (status == SETOPS_GPU_OK)
 		*result = res;
 	return status;
@@ -318,6 +325,7 @@ setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
 struct SetopsStageStream
 {
 	StagePipe	pipe;
+	uint64		token;			/* this stream's claim of its slot */
 	bool		open;
 	MemoryContextCallback on_reset;
 };
@@ -338,7 +346,7 @@ setops_service_stream_open(SetopsKeyType type, int64 hint, MemoryContext cxt)
 	if (!service_client_up(errbuf, sizeof(errbuf)))
 		return NULL;
 	s = MemoryContextAllocZero(cxt, sizeof(SetopsStageStream));
-	slot = service_claim_stream_slot();
+	slot = service_claim_stream_slot(&s->token);
 	if (slot == NULL)
 	{
 		pfree(s);
@@ -369,7 +377,7 @@ setops_service_stream_count(const SetopsStageStream *s)
 static SetopsGpuStatus
 stream_check(SetopsStageStream *s, char *errbuf, size_t errlen)
 {
-	if (s->open && service_holds_stream_slot(s->pipe.slot))
+	if (s->open && service_holds_stream_slot(s->pipe.slot, s->token))
 		return SETOPS_GPU_OK;
 	snprintf(errbuf, errlen, "the stream to the GPU service was interrupted");
 	return SETOPS_GPU_ERROR;
@@ -412,6 +420,7 @@ setops_service_stream_fetch(SetopsStageStream *s, void *dst, char *errbuf, size_
 {
 	StagePipe  *p = &s->pipe;
 	char	   *to = dst;
+	double		copy_ms = 0;
 	SetopsGpuStatus status = stream_check(s, errbuf, errlen);
 
 	if (status != SETOPS_GPU_OK)
@@ -425,7 +434,7 @@ setops_service_stream_fetch(SetopsStageStream *s, void *dst, char *errbuf, size_
 	memcpy(to + (p->sent + p->unsent_n) * p->ks, pipe_half(p, p->filling), p->fill * p->ks);
 	if (p->sent == 0)
 		return SETOPS_GPU_OK;
-	return stage_get(p->slot, p->type, p->sent, to, errbuf, errlen);
+	return stage_get(p->slot, p->type, p->sent, true, to, &copy_ms, errbuf, errlen);
 }
 
 void
@@ -435,8 +444,7 @@ setops_service_stream_close(SetopsStageStream *s)
 		return;
 	s->open = false;
 	/* the worker frees the stage once the slot is free */
-	if (service_holds_stream_slot(s->pipe.slot))
-		service_release_stream_slot();
+	service_release_stream_slot(s->pipe.slot, s->token);
 }
 
 /* ---- the worker's side ---- */
@@ -655,7 +663,7 @@ service_stage_request(ServiceSlot *slot, int slot_index, bool emulate)
 		int64		n = st->reduced ? st->n : st->total;
 		const void *from = st->reduced ? st->result : st->cur;
 
-		if (!st->used || slot->put_offset + slot->na > n)
+		if (!st->used || slot->put_offset + slot->na > n || (slot->stage_raw && st->reduced))
 		{
 			snprintf(errbuf, sizeof(errbuf), "internal error: no staged keys to read");
 			status = SETOPS_GPU_ERROR;
