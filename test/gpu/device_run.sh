@@ -38,6 +38,8 @@
 #              calls (1M rows of ~1,000 against a 100,000-key constant)
 #   batchagg   inside PostgreSQL: array_union_agg on the GPU against the
 #              CPU engine (10k x 10k, 100k x 100, 100 x 1M)
+#   streamchecks  inside PostgreSQL: streamed aggregates answer as the CPU
+#              engine does; device memory flat across them and after ERRORs
 #   multi      one operation split over several GPUs against the CPU engine
 #              (test/gpu/multi_device_test; with one GPU the parts share it)
 #   multibench 200M + 200M keys on one GPU and split over all of them
@@ -121,6 +123,10 @@ for s in "$@"; do
 		batchagg)
 			pg_start || { status=1; continue; }
 			step batchagg env BATCH_BENCH_PARTS=agg bash test/bench/batch_bench.sh 3
+			;;
+		streamchecks)
+			pg_start || { status=1; continue; }
+			step streamchecks bash test/gpu/pg_stream_checks.sh
 			;;
 		multi) step multi test/gpu/multi_device_test test ;;
 		multibench) step multibench test/gpu/multi_device_test bench 200000000 ;;
