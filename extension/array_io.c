@@ -341,17 +341,6 @@ setops_advise_huge_pages(void *p, Size bytes)
 #endif
 }
 
-/* Give back the whole pages of [p, p + bytes): their contents are not needed. */
-void
-setops_release_pages(void *p, Size bytes)
-{
-	char	   *from = (char *) TYPEALIGN(HUGE_PAGE_BYTES, p);
-	char	   *to = (char *) TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (char *) p + bytes);
-
-	if (to > from)
-		(void) madvise(from, to - from, MADV_DONTNEED);
-}
-
 void
 setops_result_alloc(SetopsResult *res, Oid elemtype, int stride, int64 capacity,
 					const char *fname)

@@ -254,7 +254,6 @@ typedef struct PlainAlloc
 {
 	SetopsKeyType type;
 	void	   *p;				/* to free if the GPU fails after allocating */
-	int64		capacity;
 } PlainAlloc;
 
 static void *
@@ -263,10 +262,6 @@ reduce_alloc_plain(int64 n, void *arg)
 	PlainAlloc *a = (PlainAlloc *) arg;
 	Size		bytes = (n + SETOPS_CPU_OUTPUT_SLACK) * setops_key_size(a->type);
 
-	/* asked again for no more: the same buffer serves */
-	if (a->p != NULL && a->capacity >= n)
-		return a->p;
-	a->capacity = n;
 	a->p = palloc_extended(bytes, MCXT_ALLOC_HUGE);
 	setops_advise_huge_pages(a->p, bytes);
 	return a->p;
@@ -285,7 +280,7 @@ setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
 	/* the CPU's rounds hand over their buffer as it is: no copy */
 	if (nruns > 1 && setops_gpu_usable(fname, total))
 	{
-		PlainAlloc	a = {type, NULL, 0};
+		PlainAlloc	a = {type, NULL};
 
 		if (gpu_reduce(fname, op, type, keys, lengths, nruns, total, reduce_alloc_plain, &a,
 					   &result, n))

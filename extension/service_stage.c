@@ -239,30 +239,8 @@ stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, bool raw, char *dst,
 }
 
 /*
- * While the worker runs the rounds, fault in the result's pages from its
- * start (the copy would otherwise stop at each one): until the worker
- * answers, or all bytes.  Returns the bytes touched.
- */
-static Size
-prefault_while_waiting(ServiceSlot *slot, char *p, Size bytes)
-{
-	Size		done = 0;
-
-	while (done < bytes && pg_atomic_read_u32(&slot->state) != SLOT_DONE)
-	{
-		Size		end = Min(bytes, done + (Size) 2 * 1024 * 1024);
-
-		for (; done < end; done += 4096)
-			((volatile char *) p)[done] = 0;
-	}
-	return Min(done, bytes);
-}
-
-/*
  * Reduce the staged runs (lengths, nruns, total keys) on the device, then
- * read the result into alloc(n)'s buffer.  alloc is asked for total keys
- * first (n is at most that), then for n: it must hand back the same
- * buffer.
+ * read the result into alloc(n)'s buffer.
  */
 static SetopsGpuStatus
 stage_reduce(ServiceSlot *slot, SetopsOp op, SetopsKeyType type, const int64 *lengths,
@@ -273,8 +251,6 @@ stage_reduce(ServiceSlot *slot, SetopsOp op, SetopsKeyType type, const int64 *le
 	char	   *res;
 	double		t0,
 				copy_ms = 0;
-	size_t		ks = setops_key_size(type);
-	Size		touched;
 
 	slot->kind = REQ_REDUCE;
 	slot->op = op;
@@ -282,28 +258,22 @@ stage_reduce(ServiceSlot *slot, SetopsOp op, SetopsKeyType type, const int64 *le
 	slot->npairs = nruns;
 	slot->put_total = total;
 	memcpy(service_slot_data(slot), lengths, nruns * sizeof(int64));
-	status = service_submit_nowait(slot, errbuf, errlen);
-	if (status != SETOPS_GPU_OK)
-		return status;
-	res = alloc(total, arg);
-	touched = prefault_while_waiting(slot, res, total * ks);
-	status = service_wait(slot, errbuf, errlen);
+	status = service_submit(slot, errbuf, errlen);
 	if (status != SETOPS_GPU_OK)
 		return status;
 	setops_last.kernel_ms += slot->ms_kernel;
 	*n = slot->out_count;
-	if (*n < 0 || *n > total || alloc(*n, arg) != res)
+	if (*n < 0 || *n > total)
 	{
 		snprintf(errbuf, errlen, "internal error: a reduction of %lld keys gave %lld",
 				 (long long) total, (long long) *n);
 		return SETOPS_GPU_ERROR;
 	}
 	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
-	/* pages touched past the result: given back (a shrinking union, say) */
-	setops_release_pages(res + *n * ks, touched - Min(touched, (Size) *n * ks));
 
 	/* download: waiting for the pieces; result: copying them into the answer */
 	t0 = setops_now_ms();
+	res = alloc(*n, arg);
 	status = stage_get(slot, type, *n, false, res, &copy_ms, errbuf, errlen);
 	setops_last.download_ms += setops_now_ms() - t0 - copy_ms;
 	setops_last.result_ms += copy_ms;

@@ -89,7 +89,6 @@ typedef struct SetopsResult
 } SetopsResult;
 
 extern void setops_advise_huge_pages(void *p, Size bytes);
-extern void setops_release_pages(void *p, Size bytes);
 
 /* mapped_buffer.c: a buffer grown in place by mremap, freed with its context */
 typedef struct SetopsMappedBuffer
