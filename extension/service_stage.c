@@ -183,9 +183,9 @@ pipe_flush(StagePipe *p, char *errbuf, size_t errlen)
 
 /*
  * Read n keys of the stage (the reduction's result; raw: the keys as put,
- * an error once reduced) into dst, through the two halves: the worker reads the
- * next piece while this backend copies the last one out.  The last piece
- * frees the stage.
+ * an error once reduced) into dst, through the two halves: the worker
+ * reads the next piece while this backend copies the last one out.  The
+ * last piece frees the stage.
  */
 static SetopsGpuStatus
 stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, bool raw, char *dst,
