@@ -181,6 +181,23 @@ agg_known_empty(const SetopsAggState *state)
 		state->lengths[0] == 0;
 }
 
+/* Are cap keys to live in a mapping of their own (see agg_mapped_bytes)? */
+static bool
+agg_maps_keys(const SetopsAggState *state, int64 cap)
+{
+	return state->may_map && (Size) cap * setops_key_size(state->type) >= agg_mapped_bytes(state->op);
+}
+
+/* The state is now one reduced run of n keys. */
+static void
+agg_one_run(SetopsAggState *state, int64 n)
+{
+	state->nkeys = n;
+	state->lengths[0] = n;
+	state->nruns = 1;
+	state->head_reduced = true;
+}
+
 /* Room for need keys; the buffer at least doubles. */
 static void
 agg_grow_keys(SetopsAggState *state, int64 need)
@@ -191,7 +208,7 @@ agg_grow_keys(SetopsAggState *state, int64 need)
 	Assert(state->keys_owned);
 	if (state->keys == state->mapped.p)
 		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
-	else if ((Size) cap * ks >= agg_mapped_bytes(state->op) && state->may_map)
+	else if (agg_maps_keys(state, cap))
 	{
 		char	   *old = state->keys;
 
@@ -211,7 +228,7 @@ agg_alloc_keys(SetopsAggState *state, int64 cap)
 	size_t		ks = setops_key_size(state->type);
 
 	Assert(state->keys == NULL);
-	if ((Size) cap * ks >= agg_mapped_bytes(state->op) && state->may_map)
+	if (agg_maps_keys(state, cap))
 		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
 	else
 		state->keys = MemoryContextAllocHuge(state->cxt, cap * ks);
@@ -239,7 +256,7 @@ agg_should_stream(const SetopsAggState *state, int64 n)
 	if (!state->may_stream || state->op == SETOPS_OP_INTERSECT ||
 		setops_agg_stream_min_mb < 0 || setops_device == SETOPS_DEVICE_CPU ||
 		(Size) keys * setops_key_size(state->type) < (Size) setops_agg_stream_min_mb * 1024 * 1024 ||
-		!setops_service_stream_fits(keys, state->nruns + 1))
+		!setops_service_reduce_fits(state->type, keys, state->nruns + 1))
 		return false;
 	return setops_gpu_usable(agg_name(state->op), keys);
 }
@@ -338,10 +355,7 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 		if (n == 0)
 		{
 			/* intersection with an empty row is empty, whatever follows */
-			state->nkeys = 0;
-			state->nruns = 1;
-			state->lengths[0] = 0;
-			state->head_reduced = true;
+			agg_one_run(state, 0);
 			return;
 		}
 	}
@@ -357,8 +371,9 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 	}
 	if (state->stream == NULL && agg_should_stream(state, n))
 		agg_stream_begin(state);
-	else if (state->stream != NULL && (setops_device == SETOPS_DEVICE_CPU ||
-									   !setops_service_stream_fits(state->nkeys + n, state->nruns + 1)))
+	else if (state->stream != NULL &&
+			 (setops_device == SETOPS_DEVICE_CPU ||
+			  !setops_service_reduce_fits(state->type, state->nkeys + n, state->nruns + 1)))
 		agg_unstream(state);	/* the GPU was turned off, or past what one reduction there takes */
 	if (state->stream != NULL)
 	{
@@ -443,10 +458,7 @@ agg_reduce(SetopsAggState *state)
 		MemoryContextSwitchTo(oldcxt);
 		if (done)
 		{
-			state->nkeys = n;
-			state->lengths[0] = n;
-			state->nruns = 1;
-			state->head_reduced = true;
+			agg_one_run(state, n);
 			return;
 		}
 	}
@@ -464,10 +476,7 @@ agg_reduce(SetopsAggState *state)
 	state->keys = result;
 	state->keys_owned = true;
 	state->maxkeys = n;			/* all the reduce promises room for */
-	state->nkeys = n;
-	state->lengths[0] = n;
-	state->nruns = 1;
-	state->head_reduced = true;
+	agg_one_run(state, n);
 }
 
 /* Bound the state's memory: reduce in place once it has grown enough. */
@@ -612,10 +621,8 @@ setops_agg_final(PG_FUNCTION_ARGS)
 			 */
 			state->keys = keys;
 			state->keys_owned = false;
-			state->nkeys = state->maxkeys = n;
-			state->lengths[0] = n;
-			state->nruns = 1;
-			state->head_reduced = true;
+			state->maxkeys = n;
+			agg_one_run(state, n);
 		}
 		else
 		{

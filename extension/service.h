@@ -293,8 +293,8 @@ extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int
  * A stream stages keys as they come, from one call to the next: open
  * gives NULL when this backend streams already, no slot is free or there
  * is no service (keep the keys in host memory then); its slot is given
- * back by close, by a reset of cxt, or by a transaction abort.  reduce
- * reduces all keys put as the runs of lengths; fetch reads them back as
+ * back by close, by a reset of cxt, or by a transaction abort; it takes
+ * what setops_service_reduce_fits allows.  reduce reduces all keys put as the runs of lengths; fetch reads them back as
  * put (into count keys at dst), the rows of a failed put included, as far
  * as the stage is intact.  After a failure, only fetch and close.
  */
@@ -307,7 +307,6 @@ extern SetopsGpuStatus setops_service_reduce(SetopsOp op, SetopsKeyType type, co
 											 char *errbuf, size_t errlen);
 extern SetopsStageStream *setops_service_stream_open(SetopsKeyType type, int64 hint,
 													 MemoryContext cxt);
-extern bool setops_service_stream_fits(int64 keys, int64 runs);
 extern int64 setops_service_stream_count(const SetopsStageStream *s);
 extern SetopsGpuStatus setops_service_stream_put(SetopsStageStream *s, const void *keys,
 												 int64 n, char *errbuf, size_t errlen);

@@ -360,12 +360,6 @@ setops_service_stream_open(SetopsKeyType type, int64 hint, MemoryContext cxt)
 	return s;
 }
 
-bool
-setops_service_stream_fits(int64 keys, int64 runs)
-{
-	return setops_service_reduce_fits(SETOPS_KEY_INT32, keys, runs);
-}
-
 /* Keys put so far, those of a failed put included. */
 int64
 setops_service_stream_count(const SetopsStageStream *s)
