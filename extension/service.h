@@ -294,7 +294,10 @@ extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int
  * gives NULL when this backend streams already, no slot is free or there
  * is no service (keep the keys in host memory then); its slot is given
  * back by close, by a reset of cxt, or by a transaction abort; it takes
- * what setops_service_reduce_fits allows.  reduce reduces all keys put as the runs of lengths; fetch reads them back as
+ * what setops_service_reduce_fits allows.  reserve gives room for n keys
+ * in the slot, to be written there and counted by commit (NULL when n is
+ * more than fits at once: put them instead).  reduce reduces all keys put
+ * as the runs of lengths; fetch reads them back as
  * put (into count keys at dst), the rows of a failed put included, as far
  * as the stage is intact.  After a failure, only fetch and close.
  */
@@ -310,6 +313,10 @@ extern SetopsStageStream *setops_service_stream_open(SetopsKeyType type, int64 h
 extern int64 setops_service_stream_count(const SetopsStageStream *s);
 extern SetopsGpuStatus setops_service_stream_put(SetopsStageStream *s, const void *keys,
 												 int64 n, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_reserve(SetopsStageStream *s, int64 n,
+													 void **room, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_commit(SetopsStageStream *s, int64 n,
+													char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_service_stream_reduce(SetopsStageStream *s, SetopsOp op,
 													const int64 *lengths, int64 nruns,
 													void *(*alloc) (int64 n, void *arg), void *arg,

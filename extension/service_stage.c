@@ -143,6 +143,16 @@ pipe_send(StagePipe *p, char *errbuf, size_t errlen)
 	return SETOPS_GPU_OK;
 }
 
+/* m keys were written after the fill: count them, send a full half on. */
+static SetopsGpuStatus
+pipe_commit(StagePipe *p, int64 m, char *errbuf, size_t errlen)
+{
+	p->fill += m;
+	if (p->fill == p->half_keys)
+		return pipe_send(p, errbuf, errlen);
+	return SETOPS_GPU_OK;
+}
+
 /* Append n keys to the stage. */
 static SetopsGpuStatus
 pipe_put(StagePipe *p, const void *keys, int64 n, char *errbuf, size_t errlen)
@@ -152,19 +162,41 @@ pipe_put(StagePipe *p, const void *keys, int64 n, char *errbuf, size_t errlen)
 	while (n > 0)
 	{
 		int64		m = Min(n, p->half_keys - p->fill);
+		SetopsGpuStatus status;
 
 		memcpy(pipe_half(p, p->filling) + p->fill * p->ks, src, m * p->ks);
-		p->fill += m;
 		src += m * p->ks;
 		n -= m;
-		if (p->fill == p->half_keys)
-		{
-			SetopsGpuStatus status = pipe_send(p, errbuf, errlen);
-
-			if (status != SETOPS_GPU_OK)
-				return status;
-		}
+		status = pipe_commit(p, m, errbuf, errlen);
+		if (status != SETOPS_GPU_OK)
+			return status;
 	}
+	return SETOPS_GPU_OK;
+}
+
+/*
+ * Room for n keys in one piece, in the half being filled (sent on first
+ * when it has less); NULL with OK when n is more than a half holds.
+ */
+static SetopsGpuStatus
+pipe_reserve(StagePipe *p, int64 n, void **room, char *errbuf, size_t errlen)
+{
+	*room = NULL;
+	if (n > p->half_keys || n <= 0)
+		return SETOPS_GPU_OK;
+	if (p->broken)
+	{
+		snprintf(errbuf, errlen, "internal error: a put after a failed one");
+		return SETOPS_GPU_ERROR;
+	}
+	if (p->fill + n > p->half_keys)
+	{
+		SetopsGpuStatus status = pipe_send(p, errbuf, errlen);
+
+		if (status != SETOPS_GPU_OK)
+			return status;
+	}
+	*room = pipe_half(p, p->filling) + p->fill * p->ks;
 	return SETOPS_GPU_OK;
 }
 
@@ -384,6 +416,22 @@ setops_service_stream_put(SetopsStageStream *s, const void *keys, int64 n,
 	SetopsGpuStatus status = stream_check(s, errbuf, errlen);
 
 	return status == SETOPS_GPU_OK ? pipe_put(&s->pipe, keys, n, errbuf, errlen) : status;
+}
+
+SetopsGpuStatus
+setops_service_stream_reserve(SetopsStageStream *s, int64 n, void **room,
+							  char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = stream_check(s, errbuf, errlen);
+
+	*room = NULL;
+	return status == SETOPS_GPU_OK ? pipe_reserve(&s->pipe, n, room, errbuf, errlen) : status;
+}
+
+SetopsGpuStatus
+setops_service_stream_commit(SetopsStageStream *s, int64 n, char *errbuf, size_t errlen)
+{
+	return pipe_commit(&s->pipe, n, errbuf, errlen);
 }
 
 SetopsGpuStatus
