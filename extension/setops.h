@@ -122,6 +122,9 @@ extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
 extern void setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno,
 								   const char *fname, SetopsKeys *keys);
 extern void setops_read_stored(SetopsKeys *keys, const char *fname);
+extern bool setops_read_stored_into(Datum datum, Oid elemtype,
+									void *(*room) (int64 n, void *arg), void *arg,
+									void **keys, int64 *n);
 extern bool setops_returns_packed(FunctionCallInfo fcinfo);
 extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
 								 const char *fname);

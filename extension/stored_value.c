@@ -20,12 +20,14 @@
 #include "access/detoast.h"
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/toast_internals.h"
 #include "access/transam.h"
 #include "miscadmin.h"
 #include "storage/lwlock.h"
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/array.h"
 #include "utils/fmgroids.h"
@@ -41,6 +43,78 @@
 /* Bytes of the first chunk kept: the largest header read from it. */
 #define HEAD_BYTES 64
 
+/* An ordered scan of one TOAST value's chunks. */
+typedef struct ToastScan
+{
+	Relation	rel;
+	Relation   *idxs;
+	int			nidxs;
+	SnapshotData snapshot;
+	SysScanDesc scan;
+} ToastScan;
+
+/* first_only: chunk 0 alone (one index probe) */
+static void
+toast_scan_begin(ToastScan *ts, const struct varatt_external *pointer, bool first_only)
+{
+	ScanKeyData scankey[2];
+	int			valid;
+
+	ts->rel = table_open(pointer->va_toastrelid, AccessShareLock);
+	valid = toast_open_indexes(ts->rel, AccessShareLock, &ts->idxs, &ts->nidxs);
+	ScanKeyInit(&scankey[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(pointer->va_valueid));
+	ScanKeyInit(&scankey[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(0));
+	init_toast_snapshot(&ts->snapshot);
+	ts->scan = systable_beginscan_ordered(ts->rel, ts->idxs[valid], &ts->snapshot,
+										  first_only ? 2 : 1, scankey);
+}
+
+/*
+ * The next chunk: its tuple, number and bytes; NULL at the end.  A chunk
+ * stored in a form no chunk is written in is an ERROR, as in PostgreSQL.
+ */
+static HeapTuple
+toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
+{
+	HeapTuple	tuple = systable_getnext_ordered(ts->scan, ForwardScanDirection);
+	bool		isnull;
+	Pointer		chunk;
+
+	if (tuple == NULL)
+		return NULL;
+	*seq = DatumGetInt32(fastgetattr(tuple, 2, ts->rel->rd_att, &isnull));
+	chunk = isnull ? NULL : DatumGetPointer(fastgetattr(tuple, 3, ts->rel->rd_att, &isnull));
+	if (chunk == NULL || isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("null toast chunk in %s", RelationGetRelationName(ts->rel))));
+	if (!VARATT_IS_EXTENDED(chunk))
+	{
+		*data = VARDATA(chunk);
+		*len = VARSIZE(chunk) - VARHDRSZ;
+	}
+	else if (VARATT_IS_SHORT(chunk))
+	{
+		*data = VARDATA_SHORT(chunk);
+		*len = VARSIZE_SHORT(chunk) - VARHDRSZ_SHORT;
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("found toasted toast chunk in %s", RelationGetRelationName(ts->rel))));
+	return tuple;
+}
+
+static void
+toast_scan_end(ToastScan *ts)
+{
+	systable_endscan_ordered(ts->scan);
+	toast_close_indexes(ts->idxs, ts->nidxs, AccessShareLock);
+	table_close(ts->rel, AccessShareLock);
+}
+
 /*
  * The identity of the on-disk TOAST value at ptr, and the first bytes of
  * its stored data (after the varlena length word); false if its first
@@ -50,15 +124,11 @@ static bool
 toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_len)
 {
 	struct varatt_external toast_pointer;
-	Relation	toastrel;
-	Relation   *toastidxs;
-	int			num_indexes;
-	int			valid_index;
-	ScanKeyData scankey[2];
-	SnapshotData toast_snapshot;
-	SysScanDesc scan;
+	ToastScan	ts;
 	HeapTuple	tuple;
-	bool		found = false;
+	int32		seq;
+	const char *data;
+	int			len;
 
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptr);
 	memset(key, 0, sizeof(*key));
@@ -68,58 +138,116 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	key->extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
 	*head_len = 0;
 
-	toastrel = table_open(toast_pointer.va_toastrelid, AccessShareLock);
+	toast_scan_begin(&ts, &toast_pointer, true);
 #if PG_VERSION_NUM >= 160000
-	key->relfilenode = toastrel->rd_locator.relNumber;
+	key->relfilenode = ts.rel->rd_locator.relNumber;
 #else
-	key->relfilenode = toastrel->rd_node.relNode;
+	key->relfilenode = ts.rel->rd_node.relNode;
 #endif
-	valid_index = toast_open_indexes(toastrel, AccessShareLock, &toastidxs, &num_indexes);
-	ScanKeyInit(&scankey[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(toast_pointer.va_valueid));
-	ScanKeyInit(&scankey[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
-				Int32GetDatum(0));
-	init_toast_snapshot(&toast_snapshot);
-	scan = systable_beginscan_ordered(toastrel, toastidxs[valid_index], &toast_snapshot,
-									  2, scankey);
-	tuple = systable_getnext_ordered(scan, ForwardScanDirection);
+	tuple = toast_scan_next(&ts, &seq, &data, &len);
 	if (tuple != NULL)
 	{
-		bool		isnull;
-		Pointer		chunk = DatumGetPointer(fastgetattr(tuple, 3, toastrel->rd_att, &isnull));
-
-		if (!isnull)
-		{
-			const char *data;
-			int			len;
-
-			if (!VARATT_IS_EXTENDED(chunk))
-			{
-				data = VARDATA(chunk);
-				len = VARSIZE(chunk) - VARHDRSZ;
-			}
-			else if (VARATT_IS_SHORT(chunk))
-			{
-				data = VARDATA_SHORT(chunk);
-				len = VARSIZE_SHORT(chunk) - VARHDRSZ_SHORT;
-			}
-			else
-				len = -1;		/* chunks are never compressed or external */
-			if (len >= 0)
-			{
-				*head_len = Min(len, HEAD_BYTES);
-				memcpy(head, data, *head_len);
-				key->chunk0_xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
-				key->chunk0_block = ItemPointerGetBlockNumber(&tuple->t_self);
-				key->chunk0_offset = ItemPointerGetOffsetNumber(&tuple->t_self);
-				found = true;
-			}
-		}
+		*head_len = Min(len, HEAD_BYTES);
+		memcpy(head, data, *head_len);
+		key->chunk0_xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
+		key->chunk0_block = ItemPointerGetBlockNumber(&tuple->t_self);
+		key->chunk0_offset = ItemPointerGetOffsetNumber(&tuple->t_self);
 	}
-	systable_endscan_ordered(scan);
-	toast_close_indexes(toastidxs, num_indexes, AccessShareLock);
-	table_close(toastrel, AccessShareLock);
-	return found;
+	toast_scan_end(&ts);
+	return tuple != NULL;
+}
+
+/* A chunk is not where the value's size puts it: PostgreSQL's own ERROR. */
+static void
+report_bad_chunk(const ToastScan *ts, const struct varatt_external *pointer, int32 seq,
+				 int32 expected, int len, int expected_len)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 seq != expected ?
+			 errmsg_internal("unexpected chunk number %d (expected %d) for toast value %u in %s",
+							 seq, expected, pointer->va_valueid, RelationGetRelationName(ts->rel)) :
+			 errmsg_internal("unexpected chunk size %d (expected %d) in chunk %d for toast value %u in %s",
+							 len, expected_len, seq, pointer->va_valueid,
+							 RelationGetRelationName(ts->rel))));
+}
+
+/*
+ * Read a stored array's keys from its TOAST chunks straight into room(n,
+ * arg), skipping the detoasted copy (for a stream: the rows go into its
+ * slot).  True with *keys and *n when done; false, nothing read, when the
+ * value is not an uncompressed out-of-line one-dimensional array of
+ * elemtype without NULLs, or room gives NULL: read it the usual way then
+ * (which reports what is wrong with it).  The keys are not checked.
+ */
+bool
+setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void *arg),
+						void *arg, void **keys, int64 *n)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
+	struct varatt_external pointer;
+	int32		extsize;
+	int32		nchunks;
+	/* the header after the length word: ndim, dataoffset, elemtype, dims[0], lbound[0] */
+	int32		hdr[5];
+	const int	hdr_bytes = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;
+	size_t		ks = elemtype == INT8OID ? 8 : 4;
+	char	   *dst = NULL;
+	ToastScan	ts;
+	HeapTuple	tuple;
+	int32		seq;
+	int32		expected = 0;
+	const char *data;
+	int			len;
+
+	StaticAssertStmt(sizeof(hdr) == ARR_OVERHEAD_NONULLS(1) - VARHDRSZ,
+					 "a one-dimensional array's header is five words");
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+		return false;
+	extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
+	if (extsize <= hdr_bytes || (extsize - hdr_bytes) % ks != 0)
+		return false;
+	nchunks = (extsize - 1) / TOAST_MAX_CHUNK_SIZE + 1;
+
+	toast_scan_begin(&ts, &pointer, false);
+	while ((tuple = toast_scan_next(&ts, &seq, &data, &len)) != NULL)
+	{
+		int			expected_len = seq < nchunks - 1 ? TOAST_MAX_CHUNK_SIZE :
+			extsize - (nchunks - 1) * TOAST_MAX_CHUNK_SIZE;
+		int64		at = (int64) seq * TOAST_MAX_CHUNK_SIZE - hdr_bytes;
+
+		if (seq != expected || seq >= nchunks || len != expected_len)
+			report_bad_chunk(&ts, &pointer, seq, expected, len, expected_len);
+		if (seq == 0)
+		{
+			/* chunks are far larger than the header */
+			memcpy(hdr, data, sizeof(hdr));
+			if (hdr[0] != 1 || hdr[1] != 0 || (Oid) hdr[2] != elemtype ||
+				(int64) hdr[3] * ks != extsize - hdr_bytes)
+				break;
+			*n = hdr[3];
+			dst = room(*n, arg);
+			if (dst == NULL)
+				break;
+			memcpy(dst, data + hdr_bytes, len - hdr_bytes);
+		}
+		else
+			memcpy(dst + at, data, len);
+		expected++;
+	}
+	toast_scan_end(&ts);
+	if (dst == NULL || tuple != NULL)
+		return false;
+	if (expected != nchunks)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("missing chunk number %d for toast value %u in %s",
+								 expected, pointer.va_valueid, get_rel_name(pointer.va_toastrelid))));
+	*keys = dst;
+	return true;
 }
 
 /*
