@@ -33,6 +33,7 @@
 
 #include "nodes/execnodes.h"
 #include "utils/array.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "setops.h"
@@ -91,6 +92,7 @@ typedef struct SetopsAggState
 	SetopsMappedBuffer mapped;	/* keys, once large and may_map */
 	bool		may_stream;		/* see agg_may_stream */
 	SetopsStageStream *stream;	/* non-NULL: the keys are on the device, not here */
+	bool		rows_are_arrays;	/* int4[] or int8[] rows (not packed ones) */
 	int64	   *lengths;		/* the descriptor: each run's length */
 	int64		nruns;			/* >= 1 once a non-NULL row was seen */
 	int64		maxruns;
@@ -314,6 +316,14 @@ agg_unstream(SetopsAggState *state)
 				 errhint("Run the query again; with setops.agg_stream_min_size = -1 the rows stay in the backend's memory.")));
 }
 
+/* A GPU failure while streaming: an ERROR in gpu mode, else back to memory. */
+static void
+agg_stream_failed(SetopsAggState *state, SetopsGpuStatus status, const char *errbuf)
+{
+	setops_gpu_failed(agg_name(state->op), status, errbuf);
+	agg_unstream(state);
+}
+
 /*
  * Reduce a streaming state's runs on the device, the result into alloc's
  * buffer; the stream is closed either way.  False when the GPU failed (an
@@ -336,9 +346,85 @@ agg_stream_reduce(SetopsAggState *state, void *(*alloc) (int64 n, void *arg), vo
 		setops_last.streamed_rows = state->nruns;
 		return true;
 	}
-	setops_gpu_failed(agg_name(state->op), status, errbuf);
-	agg_unstream(state);
+	agg_stream_failed(state, status, errbuf);
 	return false;
+}
+
+/* Room in the descriptor for one more run. */
+static void
+agg_room_for_run(SetopsAggState *state)
+{
+	if (state->nruns == state->maxruns)
+	{
+		state->maxruns *= 2;
+		state->lengths = repalloc_huge(state->lengths, state->maxruns * sizeof(int64));
+	}
+}
+
+/* Where a streaming state's next row of n keys goes (setops_read_stored_into). */
+typedef struct AggRowRoom
+{
+	SetopsAggState *state;
+	SetopsGpuStatus status;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+} AggRowRoom;
+
+static void *
+agg_row_room(int64 n, void *arg)
+{
+	AggRowRoom *r = arg;
+	SetopsAggState *state = r->state;
+	void	   *room;
+
+	/* past what the stream takes: agg_add_run unstreams */
+	if (setops_device == SETOPS_DEVICE_CPU ||
+		!setops_service_reduce_fits(state->type, state->nkeys + n, state->nruns + 1))
+		return NULL;
+	r->status = setops_service_stream_reserve(state->stream, n, &room, r->errbuf, sizeof(r->errbuf));
+	return room;
+}
+
+/*
+ * A streaming state takes a stored row's keys from its TOAST chunks
+ * straight into the stream's slot (one copy, not two), checked there.
+ * False when the row is not one it can take so (read it the usual way).
+ */
+static bool
+agg_add_stored_run(SetopsAggState *state, Datum row)
+{
+	AggRowRoom	r;
+	SetopsKeys	keys;
+	void	   *data;
+	int64		n;
+	SetopsGpuStatus status;
+
+	if (state->stream == NULL || !state->rows_are_arrays)
+		return false;
+	r.state = state;
+	r.status = SETOPS_GPU_OK;
+	if (!setops_read_stored_into(row, setops_key_elemtype(state->type), agg_row_room, &r,
+								 &data, &n))
+	{
+		if (r.status != SETOPS_GPU_OK)
+			agg_stream_failed(state, r.status, r.errbuf);
+		return false;
+	}
+	memset(&keys, 0, sizeof(keys));
+	keys.type = state->type;
+	keys.data = data;
+	keys.n = n;
+	keys.argno = 1;
+	keys.first_unsorted = -1;
+	setops_require_sorted(agg_name(state->op), &keys);
+
+	agg_room_for_run(state);
+	/* counted even if sending fails: the keys are in the slot, read back from there */
+	status = setops_service_stream_commit(state->stream, n, r.errbuf, sizeof(r.errbuf));
+	state->lengths[state->nruns++] = n;
+	state->nkeys += n;
+	if (status != SETOPS_GPU_OK)
+		agg_stream_failed(state, status, r.errbuf);
+	return true;
 }
 
 /* Append one sorted run of n keys (copied). */
@@ -364,11 +450,7 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 	else if (state->nruns == 1 && state->lengths[0] == 0)
 		state->nruns = 0;		/* nor does an empty state */
 
-	if (state->nruns == state->maxruns)
-	{
-		state->maxruns *= 2;
-		state->lengths = repalloc_huge(state->lengths, state->maxruns * sizeof(int64));
-	}
+	agg_room_for_run(state);
 	if (state->stream == NULL && agg_should_stream(state, n))
 		agg_stream_begin(state);
 	else if (state->stream != NULL &&
@@ -387,9 +469,7 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 			state->nkeys += n;
 			return;
 		}
-		/* (an ERROR in gpu mode) */
-		setops_gpu_failed(agg_name(state->op), status, errbuf);
-		agg_unstream(state);
+		agg_stream_failed(state, status, errbuf);
 	}
 	if (state->nkeys + n > state->maxkeys)
 		agg_grow_keys(state, state->nkeys + n);
@@ -512,11 +592,16 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	}
 
 	/* every row is checked, even once an intersection is empty */
+	if (state != NULL && agg_add_stored_run(state, PG_GETARG_DATUM(1)))
+		PG_RETURN_POINTER(state);
 	setops_read_arg(fcinfo, 1, 1, fname, &row);
 	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
+	{
 		state = agg_state_new(aggcxt, op, row.type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
+		state->rows_are_arrays = type_is_array(get_fn_expr_argtype(fcinfo->flinfo, 1));
+	}
 	agg_add_run(state, row.data, row.n);
 	agg_bound(state);
 	PG_RETURN_POINTER(state);
