@@ -43,7 +43,31 @@ INSERT INTO rows12 SELECT 4, o, array_fill(7::int8, ARRAY[5000]) FROM generate_s
 INSERT INTO rows12
 SELECT g, o, pg_temp.rand_sorted(floor(random() * 3000)::int, 0, 100000)
 FROM generate_series(5, 9) g, generate_series(1, 200) o;
+-- 20, 21: int8 and int4 extremes in rows long enough to be stored out of line
+INSERT INTO rows12 SELECT 20, o, pg_temp.rand_extreme(3000, 64) FROM generate_series(1, 60) o;
+INSERT INTO rows12 SELECT 21, o, pg_temp.rand_extreme(3000, 32) FROM generate_series(1, 60) o;
+-- 22: one row of 1.2M keys, more than half a CI slot holds, among rows of 5000
+INSERT INTO rows12 SELECT 22, o, pg_temp.rand_sorted(5000, 0, 2400000) FROM generate_series(1, 20) o;
+INSERT INTO rows12 SELECT 22, 21, ARRAY(SELECT generate_series(0, 2399998, 2)::int8);
 ANALYZE rows12;
+
+-- The same rows stored out of line without compression (STORAGE
+-- EXTERNAL), as int8[] and int4[]: a streaming state reads those from
+-- their TOAST chunks straight into its slot (setops_read_stored_into);
+-- short rows stay inline and are read as usual, in the same groups.
+-- 23..25: one bad row each, after group 1's rows, for the errors.
+CREATE TABLE stored12 (g int NOT NULL, ord int NOT NULL, arr int8[], arr4 int4[], PRIMARY KEY (g, ord));
+ALTER TABLE stored12 ALTER COLUMN arr SET STORAGE EXTERNAL, ALTER COLUMN arr4 SET STORAGE EXTERNAL;
+-- (arr || '{}' is the value decompressed: one compressed already would stay so)
+INSERT INTO stored12
+SELECT g, ord, arr || '{}'::int8[], CASE WHEN g NOT IN (2, 20) THEN arr::int4[] END
+FROM rows12 WHERE g IN (1, 4, 20, 21, 22);
+WITH k AS (SELECT ARRAY(SELECT generate_series(1, 2499)::int8) AS lo, ARRAY(SELECT generate_series(2501, 3000)::int8) AS hi)
+INSERT INTO stored12
+SELECT 23, 1, lo || 0::int8 || hi, (lo || 0::int8 || hi)::int4[] FROM k     -- unsorted at 2500
+UNION ALL SELECT 24, 1, lo || NULL::int8 || hi, (lo || NULL::int8 || hi)::int4[] FROM k -- NULL at 2500
+UNION ALL SELECT 25, 1, ARRAY[lo, lo], ARRAY[lo, lo]::int4[] FROM k;            -- 2 dimensions
+ANALYZE stored12;
 
 -- The reference, per group: union and merge as counts.
 CREATE TEMP TABLE expect12 AS
@@ -85,7 +109,7 @@ EXCEPTION WHEN query_canceled THEN
     RETURN true;
 END $$;
 
-SELECT plan(37);
+SELECT plan(62);
 
 -- union and merge of each group alone, int8 and int4
 SELECT pg_temp.got(format('%s %s int8', op, g), g,
@@ -94,8 +118,20 @@ FROM generate_series(1, 4) g, unnest('{union,merge}'::text[]) op;
 SELECT pg_temp.got(format('%s %s int4', op, g), g,
                    format('SELECT array_%s_agg(arr::int4[])::int8[] FROM rows12 WHERE g = %s', op, g))
 FROM (VALUES (1), (3), (4)) v(g), unnest('{union,merge}'::text[]) op;
+-- the same of the rows stored uncompressed out of line
+SELECT pg_temp.got(format('stored %s %s int8', op, g), g,
+                   format('SELECT array_%s_agg(arr) FROM stored12 WHERE g = %s', op, g))
+FROM (VALUES (1), (4), (20), (21), (22)) v(g), unnest('{union,merge}'::text[]) op;
+SELECT pg_temp.got(format('stored %s %s int4', op, g), g,
+                   format('SELECT array_%s_agg(arr4)::int8[] FROM stored12 WHERE g = %s', op, g))
+FROM (VALUES (1), (4), (21), (22)) v(g), unnest('{union,merge}'::text[]) op;
+SELECT ok(bool_and(pg_column_compression(arr) IS NULL AND pg_column_compression(arr4) IS NULL) AND
+          count(*) FILTER (WHERE pg_column_size(arr) > 2100) > 2000 AND
+          count(*) FILTER (WHERE pg_column_size(arr4) > 2100) > 2000,
+          'stored12: rows uncompressed, most long enough to be out of line')
+FROM stored12;
 
-SELECT is(x, CASE WHEN what LIKE 'union%' THEN e.u ELSE e.m END, what || ': the reference''s answer')
+SELECT is(x, CASE WHEN what LIKE '%union%' THEN e.u ELSE e.m END, what || ': the reference''s answer')
 FROM got JOIN expect12 e USING (g) ORDER BY what;
 SELECT pg_temp.ok_where_known(bool_and(streamed), 'every one of them streamed (gpu) or did not (cpu)')
 FROM got;
@@ -137,6 +173,21 @@ SELECT throws_ok(
 SELECT is(array_merge_agg(arr), (SELECT m FROM expect12 WHERE g = 7), 'the next aggregate')
 FROM rows12 WHERE g = 7;
 SELECT pg_temp.ok_where_known(pg_temp.streamed(), 'streams: the failed one gave its slot back');
+
+-- a bad stored row mid-stream: the ERROR the row read as usual gives
+SELECT throws_ok(format('SELECT array_union_agg(%s) FROM stored12 WHERE g IN (1, 23)', col),
+                 '22023', 'array_union_agg: argument 1 is not sorted ascending at position 2500',
+                 'a stored unsorted row mid-stream, ' || col)
+FROM unnest('{arr,arr4}'::text[]) col;
+SELECT throws_ok('SELECT array_merge_agg(arr) FROM stored12 WHERE g IN (1, 24)',
+                 '22004', 'array_merge_agg: argument 1 must not contain nulls',
+                 'a stored row with a NULL mid-stream');
+SELECT throws_ok('SELECT array_union_agg(arr4) FROM stored12 WHERE g IN (1, 25)',
+                 '22023', 'array_union_agg: argument 1 must be a one-dimensional array',
+                 'a stored two-dimensional row mid-stream');
+SELECT is(array_union_agg(arr), (SELECT u FROM expect12 WHERE g = 1), 'the next aggregate')
+FROM stored12 WHERE g = 1;
+SELECT pg_temp.ok_where_known(pg_temp.streamed(), 'streams: the failed ones gave their slot back');
 
 -- a cancel mid-stream (statement_timeout while a row sleeps), then a stream again
 SET LOCAL statement_timeout = '300ms';
