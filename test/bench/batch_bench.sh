@@ -111,6 +111,11 @@ SELECT r, (SELECT array_agg(j * (1000000000 / :n) + (random() * (1000000000 / :n
            FROM generate_series(0, :n - 1) j) AS a
 FROM generate_series(1, :rows) r;
 ANALYZE a;
+-- how the rows are stored (a streamed row stored uncompressed out of line
+-- is read from its TOAST chunks straight into the stream's slot)
+SELECT count(*) AS rows, count(*) FILTER (WHERE pg_column_compression(a) IS NULL AND
+                                          pg_column_size(a) > 2100) AS uncompressed_out_of_line
+FROM a;
 CREATE TEMP TABLE results (form text, ms float8[], answer text);
 -- answers compared by count and keys at five places (the result is too
 -- large for a text hash)
