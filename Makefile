@@ -27,6 +27,7 @@ OBJS = \
 	extension/batch.o \
 	extension/batch_funcs.o \
 	extension/mapped_buffer.o \
+	extension/copy_threads.o \
 	extension/packed_type.o \
 	extension/cpu/packed_codec.o \
 	extension/device_funcs.o \
@@ -66,7 +67,7 @@ else
 OBJS += gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz \
+EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
 	test/bench/engine_bench \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
@@ -140,11 +141,15 @@ test/unit/packed_test: test/unit/packed_test.c $(PACKED_SRCS) $(PACKED_HDRS)
 test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/packed_fuzz.c $(PACKED_SRCS)
 
-unittest: test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz
+test/unit/copy_test: test/unit/copy_test.c extension/copy_threads.c extension/copy_threads.h
+	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -pthread -o $@ test/unit/copy_test.c extension/copy_threads.c
+
+unittest: test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
 	test/unit/engine_test
 	test/unit/segd_test
 	test/unit/packed_test
 	test/unit/packed_fuzz 20000
+	test/unit/copy_test
 
 test/bench/engine_bench: test/bench/engine_bench.c test/common/testclock.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -Wall -o $@ test/bench/engine_bench.c $(ENGINE_SRCS)

@@ -140,8 +140,8 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 		k += batch->bs.lengths[i];
 	}
 	if (batch->b_shared)
-		memcpy(base + slot->off_b, (const char *) batch->b + batch->bs.starts[first] * ks,
-			   b_keys * ks);
+		setops_copy(base + slot->off_b, (const char *) batch->b + batch->bs.starts[first] * ks,
+					b_keys * ks);
 
 	status = service_submit(slot, errbuf, errlen);
 	if (status == SETOPS_GPU_OK && (slot->out_count < 0 || slot->out_count > bound))
@@ -156,10 +156,10 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 		setops_last.kernel_ms += slot->ms_kernel;
 		setops_last.download_ms += slot->ms_download;
 		*n = slot->out_count;
-		memcpy(out, base + slot->off_out, slot->out_count * ks);
+		setops_copy(out, base + slot->off_out, slot->out_count * ks);
 		memcpy(out_lengths + first, base + slot->off_outv, slot->npairs * sizeof(int64));
 		if (want_pos)
-			memcpy(out_pos, base + slot->off_bv, slot->out_count * sizeof(int64));
+			setops_copy(out_pos, base + slot->off_bv, slot->out_count * sizeof(int64));
 		*next = last;
 	}
 	service_release_slot();

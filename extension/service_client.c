@@ -531,13 +531,13 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 
 	/* the one CPU pass over the inputs: into the pinned arena */
 	if (!a_key)
-		memcpy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
+		setops_copy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
 	if (!b_key)
-		memcpy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
+		setops_copy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
 	if (vs)
 	{
-		memcpy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
-		memcpy(base + slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
+		setops_copy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
+		setops_copy(base + slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
 	}
 	args->ms_upload += setops_now_ms() - t0;
 
@@ -577,15 +577,15 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 					 (size_t) slot->out_packed_size, (size_t) args->out_packed_cap);
 			return SETOPS_GPU_ERROR;
 		}
-		memcpy(args->out_packed, base + slot->off_out, slot->out_packed_size);
+		setops_copy(args->out_packed, base + slot->off_out, slot->out_packed_size);
 		args->out_packed_size = slot->out_packed_size;
 		args->ms_encode += slot->ms_encode;
 	}
 	else
 	{
-		memcpy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
+		setops_copy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
 		if (vs)
-			memcpy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
+			setops_copy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
 	}
 	args->ms_download += slot->ms_download;
 	args->ms_copy_out += setops_now_ms() - t0;
@@ -766,7 +766,7 @@ setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,
 		slot->na = m;
 		slot->nb = 0;
 		slot->off_a = 0;
-		memcpy(service_slot_data(slot), (const char *) keys + off * ks, m * ks);
+		setops_copy(service_slot_data(slot), (const char *) keys + off * ks, m * ks);
 		status = submit_and_wait(slot, errbuf, errlen);
 		if (status != SETOPS_GPU_OK)
 			break;
@@ -795,7 +795,7 @@ sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
 	slot->nb = 0;
 	slot->distinct = distinct != 0;
 	slot->off_a = 0;
-	memcpy(service_slot_data(slot), keys, *n * ks);
+	setops_copy(service_slot_data(slot), keys, *n * ks);
 	status = submit_and_wait(slot, errbuf, errlen);
 	if (status == SETOPS_GPU_OK)
 	{
@@ -807,7 +807,7 @@ sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
 		}
 		else
 		{
-			memcpy(keys, service_slot_data(slot), slot->out_count * ks);
+			setops_copy(keys, service_slot_data(slot), slot->out_count * ks);
 			*n = slot->out_count;
 		}
 	}

@@ -164,7 +164,7 @@ pipe_put(StagePipe *p, const void *keys, int64 n, char *errbuf, size_t errlen)
 		int64		m = Min(n, p->half_keys - p->fill);
 		SetopsGpuStatus status;
 
-		memcpy(pipe_half(p, p->filling) + p->fill * p->ks, src, m * p->ks);
+		setops_copy(pipe_half(p, p->filling) + p->fill * p->ks, src, m * p->ks);
 		src += m * p->ks;
 		n -= m;
 		status = pipe_commit(p, m, errbuf, errlen);
@@ -260,7 +260,7 @@ stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, bool raw, char *dst,
 			status = service_submit_nowait(slot, errbuf, errlen);
 		}
 		t0 = setops_now_ms();
-		memcpy(dst + off * ks, service_slot_data(slot) + half * hb, m * ks);
+		setops_copy(dst + off * ks, service_slot_data(slot) + half * hb, m * ks);
 		*copy_ms += setops_now_ms() - t0;
 		off += m;
 		if (next_m <= 0)

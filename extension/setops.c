@@ -26,6 +26,7 @@ void		_PG_init(void);
 int			setops_device = SETOPS_DEVICE_AUTO;
 int			setops_gpu_min_elements = 100000;
 int			setops_agg_stream_min_mb = 32;
+int			setops_copy_threads = 4;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", SETOPS_DEVICE_AUTO, false},
@@ -82,6 +83,18 @@ _PG_init(void)
 							&setops_gpu_min_elements,
 							100000,
 							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.copy_threads",
+							"Threads, the backend's own included, that share a large "
+							"copy into or out of the GPU service's shared memory.",
+							"Helper threads only run memcpy, with every signal "
+							"blocked, and are joined before the copy returns. "
+							"1: the backend copies alone.",
+							&setops_copy_threads,
+							4,
+							1, SETOPS_COPY_THREADS_MAX,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);

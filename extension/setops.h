@@ -11,6 +11,7 @@
 #include "../common/setop_kind.h"
 #include "../common/segd.h"
 #include "../gpu/setops_gpu.h"
+#include "copy_threads.h"
 
 /* ---- GUCs (setops.c) ---- */
 
@@ -24,6 +25,14 @@ typedef enum SetopsDevice
 extern int	setops_device;
 extern int	setops_gpu_min_elements;
 extern int	setops_agg_stream_min_mb;	/* setops.agg_stream_min_size; -1 never */
+extern int	setops_copy_threads;	/* setops.copy_threads */
+
+/* a large copy to or from the GPU service, over setops.copy_threads threads */
+static inline void
+setops_copy(void *dst, const void *src, size_t bytes)
+{
+	setops_copy_split(dst, src, bytes, setops_copy_threads);
+}
 
 /* ---- arrays in and out (array_io.c) ---- */
 

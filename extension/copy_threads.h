@@ -1,0 +1,19 @@
+/*
+ * copy_threads.h
+ *	  A large memcpy split over helper threads (copy_threads.c).  No
+ *	  PostgreSQL headers: the unit tests build it alone.
+ */
+#ifndef SETOPS_COPY_THREADS_H
+#define SETOPS_COPY_THREADS_H
+
+#include <stddef.h>
+
+/* most threads one copy uses, the caller's own included */
+#define SETOPS_COPY_THREADS_MAX 16
+/* below this a part is not worth a thread */
+#define SETOPS_COPY_PART_MIN_BYTES ((size_t) 8 * 1024 * 1024)
+
+/* memcpy(dst, src, bytes) with up to threads threads (1: the caller alone) */
+extern void setops_copy_split(void *dst, const void *src, size_t bytes, int threads);
+
+#endif							/* SETOPS_COPY_THREADS_H */
