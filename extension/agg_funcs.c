@@ -93,6 +93,7 @@ typedef struct SetopsAggState
 	bool		may_stream;		/* see agg_may_stream */
 	SetopsStageStream *stream;	/* non-NULL: the keys are on the device, not here */
 	bool		rows_are_arrays;	/* int4[] or int8[] rows (not packed ones) */
+	double		stream_ms;		/* in transition calls that streamed */
 	int64	   *lengths;		/* the descriptor: each run's length */
 	int64		nruns;			/* >= 1 once a non-NULL row was seen */
 	int64		maxruns;
@@ -344,6 +345,7 @@ agg_stream_reduce(SetopsAggState *state, void *(*alloc) (int64 n, void *arg), vo
 		state->stream = NULL;
 		setops_last.on_gpu = true;
 		setops_last.streamed_rows = state->nruns;
+		setops_last.read_ms = state->stream_ms;
 		return true;
 	}
 	agg_stream_failed(state, status, errbuf);
@@ -579,6 +581,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	MemoryContext aggcxt;
 	SetopsAggState *state;
 	SetopsKeys	row;
+	double		t0 = setops_now_ms();
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "%s transition function called in non-aggregate context", fname);
@@ -593,7 +596,10 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 
 	/* every row is checked, even once an intersection is empty */
 	if (state != NULL && agg_add_stored_run(state, PG_GETARG_DATUM(1)))
+	{
+		state->stream_ms += setops_now_ms() - t0;
 		PG_RETURN_POINTER(state);
+	}
 	setops_read_arg(fcinfo, 1, 1, fname, &row);
 	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
@@ -604,6 +610,8 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	}
 	agg_add_run(state, row.data, row.n);
 	agg_bound(state);
+	if (state->stream != NULL)
+		state->stream_ms += setops_now_ms() - t0;
 	PG_RETURN_POINTER(state);
 }
 

@@ -64,6 +64,9 @@ setops_devices(PG_FUNCTION_ARGS)
  * GPU, or on the CPU before the engine); cpu is the CPU engine with its
  * order check; result is building the result (packing it, for packed);
  * streamed_rows, the rows of an aggregate that went to the GPU as they came.
+ * A streamed aggregate's read is its transition calls since it streamed
+ * (taking the rows), and its upload every wait for their transfers: both
+ * before the final function, so not in total.
  */
 Datum
 setops_last_timing(PG_FUNCTION_ARGS)

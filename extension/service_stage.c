@@ -64,6 +64,7 @@ typedef struct StagePipe
 	 */
 	bool		broken;
 	int64		unsent_n;
+	double		wait_ms;		/* waiting for puts in flight */
 } StagePipe;
 
 static Size
@@ -95,11 +96,14 @@ static SetopsGpuStatus
 pipe_wait(StagePipe *p, char *errbuf, size_t errlen)
 {
 	SetopsGpuStatus status;
+	double		t0;
 
 	if (!p->in_flight)
 		return SETOPS_GPU_OK;
 	p->in_flight = false;
+	t0 = setops_now_ms();
 	status = service_wait(p->slot, errbuf, errlen);
+	p->wait_ms += setops_now_ms() - t0;
 	if (status == SETOPS_GPU_OK)
 		pg_atomic_write_u32(&p->slot->state, SLOT_CLAIMED);
 	else
@@ -440,13 +444,13 @@ setops_service_stream_reduce(SetopsStageStream *s, SetopsOp op, const int64 *len
 							 void **result, int64 *n, char *errbuf, size_t errlen)
 {
 	SetopsGpuStatus status = stream_check(s, errbuf, errlen);
-	double		t0 = setops_now_ms();
 
 	*result = NULL;
 	*n = 0;
 	if (status == SETOPS_GPU_OK)
 		status = pipe_flush(&s->pipe, errbuf, errlen);
-	setops_last.upload_ms += setops_now_ms() - t0;
+	/* every wait for the rows' transfers, while they came and at the end */
+	setops_last.upload_ms += s->pipe.wait_ms;
 	if (status == SETOPS_GPU_OK)
 		status = stage_reduce(s->pipe.slot, op, s->pipe.type, lengths, nruns, s->pipe.sent,
 							  alloc, arg, result, n, errbuf, errlen);

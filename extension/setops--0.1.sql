@@ -798,4 +798,4 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'setops_last_timing'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION setops_last_timing() IS
-'time split of the last two-argument set operation or aggregate final function in this backend, for benchmarks; streamed_rows: the aggregate''s rows that went to the GPU as they came (setops.agg_stream_min_size)';
+'time split of the last two-argument set operation or aggregate final function in this backend, for benchmarks; streamed_rows: the aggregate''s rows that went to the GPU as they came (setops.agg_stream_min_size); for those, read_ms is taking the rows and upload_ms waiting for their transfers, both before the final function and not in total_ms';
