@@ -21,8 +21,10 @@
 #           time to read the rows alone (sum of cardinalities); answers
 #           compared (count and keys at five places).  Parallel query off, so both sides aggregate in one
 #           backend.  The gpu forms stream the rows to the device as they
-#           come (setops.agg_stream_min_size); one more form keeps them in
-#           host memory until the final function, as before streaming.
+#           come (setops.agg_stream_min_size); two more forms: every row
+#           detoasted before the aggregate sees it (copied twice on its way
+#           to the slot, not once from its TOAST chunks), and the rows kept
+#           in host memory until the final function, as before streaming.
 #
 # Needs a running cluster with setops preloaded (PGHOST etc. set).
 # BATCH_BENCH_PARTS (default "window agg") picks the parts; slow_runs
@@ -136,6 +138,11 @@ SELECT 'gpu final function' AS phase, * FROM setops_last_timing();
 INSERT INTO results SELECT 'cpu, count only', * FROM time_query(
     'SELECT cardinality(array_union_agg(a)) FROM a', 'cpu', :runs);
 SELECT 'cpu final function' AS phase, * FROM setops_last_timing();
+-- the same with every row detoasted before the aggregate sees it (a ||
+-- '{}' is the row read into memory): the two copies a streamed row made
+-- before it was read from its TOAST chunks straight into the slot
+INSERT INTO results SELECT 'gpu, count only, rows detoasted first', * FROM time_query(
+    $q$SELECT cardinality(array_union_agg(a || '{}'::int4[])) FROM a$q$, 'gpu', :runs);
 -- the gpu without streaming: every row appended to host memory, the
 -- whole state staged on the device by the final function
 SET setops.agg_stream_min_size = -1;
@@ -152,7 +159,8 @@ SELECT round((median((SELECT ms FROM results WHERE form = 'cpu, count only')) /
 DO $$ BEGIN
     IF (SELECT count(DISTINCT answer) FROM results WHERE form IN ('gpu', 'cpu')) <> 1 OR
        (SELECT count(DISTINCT answer) FROM results
-        WHERE form IN ('gpu, count only', 'cpu, count only', 'gpu, count only, rows in memory')) <> 1 THEN
+        WHERE form IN ('gpu, count only', 'cpu, count only', 'gpu, count only, rows in memory',
+                       'gpu, count only, rows detoasted first')) <> 1 THEN
         RAISE EXCEPTION 'batch_bench: gpu and cpu disagree';
     END IF;
 END $$;

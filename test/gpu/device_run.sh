@@ -38,6 +38,9 @@
 #              calls (1M rows of ~1,000 against a 100,000-key constant)
 #   batchagg   inside PostgreSQL: array_union_agg on the GPU against the
 #              CPU engine (10k x 10k, 100k x 100, 100 x 1M)
+#   streamab   inside PostgreSQL: how a streamed array_union_agg takes its
+#              rows (from TOAST chunks straight into the slot, against
+#              detoasted first), with the copy threads and without
 #   streamchecks  inside PostgreSQL: streamed aggregates answer as the CPU
 #              engine does; device memory flat across them and after ERRORs
 #   multi      one operation split over several GPUs against the CPU engine
@@ -122,7 +125,11 @@ for s in "$@"; do
 			;;
 		batchagg)
 			pg_start || { status=1; continue; }
-			step batchagg env BATCH_BENCH_PARTS=agg bash test/bench/batch_bench.sh 3
+			step batchagg env BATCH_BENCH_PARTS=agg bash test/bench/batch_bench.sh 5
+			;;
+		streamab)
+			pg_start || { status=1; continue; }
+			step streamab bash test/bench/agg_stream_ab.sh 9
 			;;
 		streamchecks)
 			pg_start || { status=1; continue; }
