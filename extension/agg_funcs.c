@@ -581,11 +581,15 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	MemoryContext aggcxt;
 	SetopsAggState *state;
 	SetopsKeys	row;
-	double		t0 = setops_now_ms();
+	bool		timed;
+	double		t0 = 0;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "%s transition function called in non-aggregate context", fname);
 	state = PG_ARGISNULL(0) ? NULL : (SetopsAggState *) PG_GETARG_POINTER(0);
+	timed = state != NULL && state->stream != NULL;	/* (once streaming) */
+	if (timed)
+		t0 = setops_now_ms();
 	if (PG_ARGISNULL(1))
 	{
 		/* NULL rows are skipped */
@@ -594,12 +598,13 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 		PG_RETURN_POINTER(state);
 	}
 
-	/* every row is checked, even once an intersection is empty */
-	if (state != NULL && agg_add_stored_run(state, PG_GETARG_DATUM(1)))
+	/* a streaming state takes a stored row straight into its slot */
+	if (timed && agg_add_stored_run(state, PG_GETARG_DATUM(1)))
 	{
 		state->stream_ms += setops_now_ms() - t0;
 		PG_RETURN_POINTER(state);
 	}
+	/* every row is checked, even once an intersection is empty */
 	setops_read_arg(fcinfo, 1, 1, fname, &row);
 	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
@@ -610,7 +615,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	}
 	agg_add_run(state, row.data, row.n);
 	agg_bound(state);
-	if (state->stream != NULL)
+	if (timed)
 		state->stream_ms += setops_now_ms() - t0;
 	PG_RETURN_POINTER(state);
 }
