@@ -72,8 +72,9 @@ toast_scan_begin(ToastScan *ts, const struct varatt_external *pointer, bool firs
 }
 
 /*
- * The next chunk: its tuple, number and bytes; NULL at the end.  A chunk
- * stored in a form no chunk is written in is an ERROR, as in PostgreSQL.
+ * The next chunk: its tuple, number and bytes; NULL at the end.  *len is
+ * -1 for a chunk in a form no chunk is written in (NULL, compressed or
+ * external): the caller decides what that means.
  */
 static HeapTuple
 toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
@@ -84,12 +85,13 @@ toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
 
 	if (tuple == NULL)
 		return NULL;
+	*len = -1;
 	*seq = DatumGetInt32(fastgetattr(tuple, 2, ts->rel->rd_att, &isnull));
-	chunk = isnull ? NULL : DatumGetPointer(fastgetattr(tuple, 3, ts->rel->rd_att, &isnull));
-	if (chunk == NULL || isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg_internal("null toast chunk in %s", RelationGetRelationName(ts->rel))));
+	if (isnull)
+		return tuple;
+	chunk = DatumGetPointer(fastgetattr(tuple, 3, ts->rel->rd_att, &isnull));
+	if (isnull)
+		return tuple;
 	if (!VARATT_IS_EXTENDED(chunk))
 	{
 		*data = VARDATA(chunk);
@@ -100,10 +102,6 @@ toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
 		*data = VARDATA_SHORT(chunk);
 		*len = VARSIZE_SHORT(chunk) - VARHDRSZ_SHORT;
 	}
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg_internal("found toasted toast chunk in %s", RelationGetRelationName(ts->rel))));
 	return tuple;
 }
 
@@ -145,6 +143,8 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	key->relfilenode = ts.rel->rd_node.relNode;
 #endif
 	tuple = toast_scan_next(&ts, &seq, &data, &len);
+	if (tuple != NULL && len < 0)
+		tuple = NULL;			/* not found, as far as the identity goes */
 	if (tuple != NULL)
 	{
 		*head_len = Min(len, HEAD_BYTES);
@@ -157,19 +157,32 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	return tuple != NULL;
 }
 
-/* A chunk is not where the value's size puts it: PostgreSQL's own ERROR. */
+/* A chunk is not what the value's size says: PostgreSQL's own ERRORs. */
 static void
 report_bad_chunk(const ToastScan *ts, const struct varatt_external *pointer, int32 seq,
-				 int32 expected, int len, int expected_len)
+				 int32 expected, int32 nchunks, int len, int expected_len)
 {
+	const char *rel = RelationGetRelationName(ts->rel);
+
+	if (len < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("found toasted toast chunk for toast value %u in %s",
+								 pointer->va_valueid, rel)));
+	if (seq != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("unexpected chunk number %d (expected %d) for toast value %u in %s",
+								 seq, expected, pointer->va_valueid, rel)));
+	if (seq >= nchunks)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("unexpected chunk number %d (out of range %d..%d) for toast value %u in %s",
+								 seq, 0, nchunks - 1, pointer->va_valueid, rel)));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
-			 seq != expected ?
-			 errmsg_internal("unexpected chunk number %d (expected %d) for toast value %u in %s",
-							 seq, expected, pointer->va_valueid, RelationGetRelationName(ts->rel)) :
-			 errmsg_internal("unexpected chunk size %d (expected %d) in chunk %d for toast value %u in %s",
-							 len, expected_len, seq, pointer->va_valueid,
-							 RelationGetRelationName(ts->rel))));
+			 errmsg_internal("unexpected chunk size %d (expected %d) in chunk %d of %d for toast value %u in %s",
+							 len, expected_len, seq, nchunks, pointer->va_valueid, rel)));
 }
 
 /*
@@ -219,8 +232,8 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 			extsize - (nchunks - 1) * TOAST_MAX_CHUNK_SIZE;
 		int64		at = (int64) seq * TOAST_MAX_CHUNK_SIZE - hdr_bytes;
 
-		if (seq != expected || seq >= nchunks || len != expected_len)
-			report_bad_chunk(&ts, &pointer, seq, expected, len, expected_len);
+		if (len < 0 || seq != expected || seq >= nchunks || len != expected_len)
+			report_bad_chunk(&ts, &pointer, seq, expected, nchunks, len, expected_len);
 		if (seq == 0)
 		{
 			/* chunks are far larger than the header */
@@ -238,14 +251,14 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 			memcpy(dst + at, data, len);
 		expected++;
 	}
-	toast_scan_end(&ts);
-	if (dst == NULL || tuple != NULL)
-		return false;
-	if (expected != nchunks)
+	if (dst != NULL && tuple == NULL && expected != nchunks)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg_internal("missing chunk number %d for toast value %u in %s",
-								 expected, pointer.va_valueid, get_rel_name(pointer.va_toastrelid))));
+								 expected, pointer.va_valueid, RelationGetRelationName(ts.rel))));
+	toast_scan_end(&ts);
+	if (dst == NULL || tuple != NULL)
+		return false;
 	*keys = dst;
 	return true;
 }
