@@ -363,6 +363,9 @@ agg_room_for_run(SetopsAggState *state)
 	}
 }
 
+/* Rows this backend took straight from their TOAST chunks (a test hook reads it). */
+static int64 stored_rows_taken = 0;
+
 /* Where a streaming state's next row of n keys goes (setops_read_stored_into). */
 typedef struct AggRowRoom
 {
@@ -419,7 +422,10 @@ agg_add_stored_run(SetopsAggState *state, Datum row)
 	keys.first_unsorted = -1;
 	setops_require_sorted(agg_name(state->op), &keys);
 
+	if (state->nruns == 1 && state->lengths[0] == 0)
+		state->nruns = 0;		/* an empty state adds nothing (as in agg_add_run) */
 	agg_room_for_run(state);
+	stored_rows_taken++;
 	/* counted even if sending fails: the keys are in the slot, read back from there */
 	status = setops_service_stream_commit(state->stream, n, r.errbuf, sizeof(r.errbuf));
 	state->lengths[state->nruns++] = n;
@@ -838,4 +844,16 @@ setops_agg_deserialize(PG_FUNCTION_ARGS)
 	state->lengths[0] = wire->n;
 	state->nruns = 1;
 	PG_RETURN_POINTER(state);
+}
+
+/*
+ * Test hook, not declared by the extension's SQL script (the tests declare
+ * it for themselves): how many rows streaming aggregates of this backend
+ * have taken straight from their TOAST chunks.
+ */
+PG_FUNCTION_INFO_V1(setops_test_stored_rows_taken);
+Datum
+setops_test_stored_rows_taken(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(stored_rows_taken);
 }

@@ -109,7 +109,7 @@ EXCEPTION WHEN query_canceled THEN
     RETURN true;
 END $$;
 
-SELECT plan(62);
+SELECT plan(63);
 
 -- union and merge of each group alone, int8 and int4
 SELECT pg_temp.got(format('%s %s int8', op, g), g,
@@ -118,13 +118,22 @@ FROM generate_series(1, 4) g, unnest('{union,merge}'::text[]) op;
 SELECT pg_temp.got(format('%s %s int4', op, g), g,
                    format('SELECT array_%s_agg(arr::int4[])::int8[] FROM rows12 WHERE g = %s', op, g))
 FROM (VALUES (1), (3), (4)) v(g), unnest('{union,merge}'::text[]) op;
--- the same of the rows stored uncompressed out of line
+-- the same of the rows stored uncompressed out of line (a test hook of the
+-- library counts the rows taken straight from their TOAST chunks)
+CREATE FUNCTION pg_temp.stored_rows_taken() RETURNS int8
+    AS '$libdir/setops', 'setops_test_stored_rows_taken' LANGUAGE C STRICT;
+SELECT pg_temp.stored_rows_taken() AS taken_before \gset
 SELECT pg_temp.got(format('stored %s %s int8', op, g), g,
                    format('SELECT array_%s_agg(arr) FROM stored12 WHERE g = %s', op, g))
 FROM (VALUES (1), (4), (20), (21), (22)) v(g), unnest('{union,merge}'::text[]) op;
 SELECT pg_temp.got(format('stored %s %s int4', op, g), g,
                    format('SELECT array_%s_agg(arr4)::int8[] FROM stored12 WHERE g = %s', op, g))
 FROM (VALUES (1), (4), (21), (22)) v(g), unnest('{union,merge}'::text[]) op;
+SELECT pg_temp.ok_where_known(
+    CASE current_setting('setops.device')
+        WHEN 'gpu' THEN pg_temp.stored_rows_taken() - :taken_before > 2000
+        WHEN 'cpu' THEN pg_temp.stored_rows_taken() = :taken_before END,
+    'stored rows taken straight from their TOAST chunks (gpu), none (cpu)');
 SELECT ok(bool_and(pg_column_compression(arr) IS NULL AND pg_column_compression(arr4) IS NULL) AND
           count(*) FILTER (WHERE pg_column_size(arr) > 2100) > 2000 AND
           count(*) FILTER (WHERE pg_column_size(arr4) > 2100) > 2000,
