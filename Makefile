@@ -53,6 +53,9 @@ ENGINE_SRCS = extension/cpu/setop_engine.c extension/cpu/simd_avx2.c extension/c
 	extension/cpu/segmented.c
 ENGINE_HDRS = $(wildcard extension/cpu/*.h common/*.h)
 
+# copy_threads.c starts helper threads
+SHLIB_LINK += -pthread
+
 ifeq ($(WITH_CUDA),yes)
 GPU_LIB = gpu/libsetops_gpu.a
 CU_SRCS = $(wildcard gpu/*.cu)
