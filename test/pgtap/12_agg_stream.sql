@@ -12,7 +12,9 @@
 -- aggregates in one query (one stream a backend: the other keeps its rows
 -- in memory), a LIMIT over groups, an ERROR and a cancel mid-
 -- stream (the slot must come back: the next aggregate streams again),
--- packed rows, window aggregates and parallel aggregation.
+-- packed rows, window aggregates and parallel aggregation.  The same rows
+-- stored uncompressed out of line (stored12) are read from their TOAST
+-- chunks straight into the slot; bad stored rows give the usual errors.
 --
 -- Where rows stream: setops.device = gpu (the service, or its emulation in
 -- CI).  Under cpu nothing streams (checked); under auto it depends on
