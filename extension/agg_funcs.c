@@ -352,6 +352,14 @@ agg_stream_reduce(SetopsAggState *state, void *(*alloc) (int64 n, void *arg), vo
 	return false;
 }
 
+/* Does the state's stream take n more keys (the GPU still on, and one reduction there)? */
+static bool
+agg_stream_takes(const SetopsAggState *state, int64 n)
+{
+	return setops_device != SETOPS_DEVICE_CPU &&
+		setops_service_reduce_fits(state->type, state->nkeys + n, state->nruns + 1);
+}
+
 /* Room in the descriptor for one more run. */
 static void
 agg_room_for_run(SetopsAggState *state)
@@ -381,10 +389,8 @@ agg_row_room(int64 n, void *arg)
 	SetopsAggState *state = r->state;
 	void	   *room;
 
-	/* past what the stream takes: agg_add_run unstreams */
-	if (setops_device == SETOPS_DEVICE_CPU ||
-		!setops_service_reduce_fits(state->type, state->nkeys + n, state->nruns + 1))
-		return NULL;
+	if (!agg_stream_takes(state, n))
+		return NULL;			/* agg_add_run unstreams */
 	r->status = setops_service_stream_reserve(state->stream, n, &room, r->errbuf, sizeof(r->errbuf));
 	return room;
 }
@@ -461,9 +467,7 @@ agg_add_run(SetopsAggState *state, const void *keys, int64 n)
 	agg_room_for_run(state);
 	if (state->stream == NULL && agg_should_stream(state, n))
 		agg_stream_begin(state);
-	else if (state->stream != NULL &&
-			 (setops_device == SETOPS_DEVICE_CPU ||
-			  !setops_service_reduce_fits(state->type, state->nkeys + n, state->nruns + 1)))
+	else if (state->stream != NULL && !agg_stream_takes(state, n))
 		agg_unstream(state);	/* the GPU was turned off, or past what one reduction there takes */
 	if (state->stream != NULL)
 	{
