@@ -157,6 +157,28 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	return tuple != NULL;
 }
 
+/*
+ * The element count of an uncompressed stored array from its header (the
+ * bytes after the length word), or -1 unless it is one-dimensional, of
+ * elemtype, without NULLs, and holds exactly data_bytes of keys of ks.
+ */
+static int64
+array_head_count(const char *head, int head_len, Oid elemtype, size_t ks, int64 data_bytes)
+{
+	/* ndim, dataoffset, elemtype, dims[0], lbound[0] */
+	int32		hdr[5];
+
+	StaticAssertStmt(sizeof(hdr) == ARR_OVERHEAD_NONULLS(1) - VARHDRSZ,
+					 "a one-dimensional array's header is five words");
+	if (head_len < (int) sizeof(hdr))
+		return -1;
+	memcpy(hdr, head, sizeof(hdr));
+	if (hdr[0] != 1 || hdr[1] != 0 || (Oid) hdr[2] != elemtype || hdr[3] < 0 ||
+		(int64) hdr[3] * ks != data_bytes)
+		return -1;
+	return hdr[3];
+}
+
 /* A chunk is not what the value's size says: PostgreSQL's own ERRORs. */
 static void
 report_bad_chunk(const ToastScan *ts, const struct varatt_external *pointer, int32 seq,
@@ -201,8 +223,6 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 	struct varatt_external pointer;
 	int32		extsize;
 	int32		nchunks;
-	/* the header after the length word: ndim, dataoffset, elemtype, dims[0], lbound[0] */
-	int32		hdr[5];
 	const int	hdr_bytes = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;
 	size_t		ks = elemtype == INT8OID ? 8 : 4;
 	char	   *dst = NULL;
@@ -213,8 +233,6 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 	const char *data;
 	int			len;
 
-	StaticAssertStmt(sizeof(hdr) == ARR_OVERHEAD_NONULLS(1) - VARHDRSZ,
-					 "a one-dimensional array's header is five words");
 	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
 		return false;
 	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
@@ -236,12 +254,9 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 			report_bad_chunk(&ts, &pointer, seq, expected, nchunks, len, expected_len);
 		if (seq == 0)
 		{
-			/* chunks are far larger than the header */
-			memcpy(hdr, data, sizeof(hdr));
-			if (hdr[0] != 1 || hdr[1] != 0 || (Oid) hdr[2] != elemtype ||
-				(int64) hdr[3] * ks != extsize - hdr_bytes)
+			*n = array_head_count(data, len, elemtype, ks, extsize - hdr_bytes);
+			if (*n < 0)
 				break;
-			*n = hdr[3];
 			dst = room(*n, arg);
 			if (dst == NULL)
 				break;
@@ -290,19 +305,8 @@ stored_count(const SetopsCacheKey *key, bool compressed, const char *head, int h
 	if (compressed)
 		return key->rawsize > ARR_OVERHEAD_NONULLS(1) ?
 			(key->rawsize - ARR_OVERHEAD_NONULLS(1)) / ks : -1;
-	else
-	{
-		/* ndim, dataoffset, elemtype, dims[0], lbound[0] */
-		int32		hdr[5];
-
-		if (head_len < (int) sizeof(hdr))
-			return -1;
-		memcpy(hdr, head, sizeof(hdr));
-		if (hdr[0] != 1 || hdr[1] != 0 || (Oid) hdr[2] != elemtype || hdr[3] < 0 ||
-			ARR_OVERHEAD_NONULLS(1) + (int64) hdr[3] * ks != key->rawsize)
-			return -1;
-		return hdr[3];
-	}
+	return array_head_count(head, head_len, elemtype, ks,
+							(int64) key->rawsize - ARR_OVERHEAD_NONULLS(1));
 }
 
 /*
