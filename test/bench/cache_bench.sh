@@ -21,10 +21,15 @@
 #
 # Needs a running cluster with setops preloaded and intarray installed
 # (PGHOST etc. set).  Defaults: 7 runs, 16M keys, 4 rows.
+# SETOPS_BENCH_DEVICE (default gpu): the setops.device of the gpu_* forms;
+# the smoke runs (test/bench/smoke.sh) set cpu or auto there, and on a
+# server without the GPU service the cache settings are left alone.
 set -euo pipefail
 runs=${1:-7}
 n=${2:-16000000}
 rows=${3:-4}
+dev=${SETOPS_BENCH_DEVICE:-gpu}
+service=$(psql -XAtq -c "SELECT current_setting('shared_preload_libraries') ~ '\msetops\M'")
 
 psql -Xq -v ON_ERROR_STOP=1 -v n="$n" -v rows="$rows" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS setops;
@@ -81,8 +86,11 @@ BEGIN
         END IF;
         ms := ms || extract(epoch FROM clock_timestamp() - t) * 1000;
         IF what <> 'intarray' THEN
+            -- columns named: setops_last_timing() may gain more
             INSERT INTO setops_cache_bench.splits
-            SELECT what, CASE WHEN count_only THEN 'count' ELSE 'array' END, l.*
+            SELECT what, CASE WHEN count_only THEN 'count' ELSE 'array' END, l.device,
+                   l.read_ms, l.upload_ms, l.decode_ms, l.kernel_ms, l.download_ms, l.cpu_ms,
+                   l.result_ms, l.total_ms
             FROM setops_last_timing() l;
         END IF;
         SELECT p.a & q.a INTO want FROM setops_cache_bench.t p, setops_cache_bench.t q
@@ -107,6 +115,7 @@ CREATE TABLE setops_cache_bench.splits (what text, form text, device text, read_
 SQL
 
 cache_size() {	# value; waits until the service applied it
+	[ "$service" = t ] || return 0
 	psql -XAtq -c "ALTER SYSTEM SET setops.gpu_cache_size = '$1'" -c 'SELECT pg_reload_conf()' >/dev/null
 	for _ in $(seq 1 50); do
 		if [ "$1" = 0 ]; then
@@ -134,20 +143,20 @@ echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 
 measure intarray cpu "$runs"
 measure cpu cpu "$runs"
 cache_size 0
-measure gpu_nocache gpu "$runs"
+measure gpu_nocache "$dev" "$runs"
 cache_size -1
 # cold: the first call (both rows new to the cache; array form, then the
 # count form with the cache emptied again), then warm
-psql -Xq -v ON_ERROR_STOP=1 -c "SET setops.device = gpu" -c \
+psql -Xq -v ON_ERROR_STOP=1 -c "SET setops.device = $dev" -c \
 	"INSERT INTO setops_cache_bench.results SELECT 'gpu_cold', 'array', 1, m[1], m
 	 FROM setops_cache_bench.time('gpu_cold', 1, false) m"
 cache_size 0
 cache_size -1
-psql -Xq -v ON_ERROR_STOP=1 -c "SET setops.device = gpu" -c \
+psql -Xq -v ON_ERROR_STOP=1 -c "SET setops.device = $dev" -c \
 	"INSERT INTO setops_cache_bench.results SELECT 'gpu_cold', 'count', 1, m[1], m
 	 FROM setops_cache_bench.time('gpu_cold', 1, true) m"
 psql -Xq -c 'SELECT * FROM setops_cache_stats()'
-measure gpu_warm gpu "$runs"
+measure gpu_warm "$dev" "$runs"
 psql -Xq -c 'SELECT * FROM setops_cache_stats()'
 psql -X -c "SELECT what, form, count(*) AS calls,
                    round(percentile_cont(0.5) WITHIN GROUP (ORDER BY read_ms)::numeric, 3) AS read_ms,
@@ -166,5 +175,6 @@ psql -X -c "SELECT what, form, runs, round(median_ms::numeric, 3) AS median_ms,
                    (SELECT round(avg(cardinality(p.a & q.a))) FROM setops_cache_bench.t p,
                            setops_cache_bench.t q WHERE q.id = p.id % $rows + 1) AS keys_in_result
             FROM setops_cache_bench.results r ORDER BY form, median_ms DESC"
-psql -XAtq -c "ALTER SYSTEM RESET setops.gpu_cache_size" -c 'SELECT pg_reload_conf()' >/dev/null
+[ "$service" = t ] &&
+	psql -XAtq -c "ALTER SYSTEM RESET setops.gpu_cache_size" -c 'SELECT pg_reload_conf()' >/dev/null
 psql -Xq -c 'DROP SCHEMA setops_cache_bench CASCADE'
