@@ -71,7 +71,7 @@ OBJS += gpu/gpu_stub.o
 endif
 
 EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
-	test/bench/engine_bench \
+	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
 	test/gpu/packed_encode_test test/gpu/*.o
@@ -156,5 +156,8 @@ unittest: test/unit/engine_test test/unit/segd_test test/unit/packed_test test/u
 
 test/bench/engine_bench: test/bench/engine_bench.c test/common/testclock.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -Wall -o $@ test/bench/engine_bench.c $(ENGINE_SRCS)
+
+test/bench/fault_probe: test/bench/fault_probe.c test/common/testclock.h
+	$(CC) -O2 -Wall -o $@ test/bench/fault_probe.c
 
 .PHONY: unittest

@@ -4,8 +4,10 @@
  *	  PostgreSQL: branch-free merge, SIMD windows, galloping, sorting.
  *
  * Inputs are random sorted int32/int64 keys (never all zero) at a chosen
- * density; each figure is the median of several runs.  Usage:
- *   engine_bench [n] [runs]
+ * density; each figure is the median of several runs.  Every path's answer
+ * is compared with the branch-free merge's (and the radix sort's with
+ * qsort's); a difference fails the run (exit 1).  Usage:
+ *   engine_bench [n] [runs]        (test/bench/smoke.sh: 20000 1)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -70,6 +72,26 @@ distinct_keys(int64_t n, int64_t spread)
 }
 
 static int64_t sink;
+static int	failures;
+
+/* the first path's answer of a case, which every later path must give */
+static int32_t *want;
+static int64_t want_n = -1;
+
+static void
+check_answer(const char *what, const int32_t *out, int64_t n)
+{
+	if (want_n < 0)
+	{
+		memcpy(want, out, n * sizeof(int32_t));
+		want_n = n;
+	}
+	else if (n != want_n || memcmp(out, want, n * sizeof(int32_t)) != 0)
+	{
+		printf("DIFFERENT: %s gave %" PRId64 " keys, the merge %" PRId64 "\n", what, n, want_n);
+		failures++;
+	}
+}
 
 static double
 time_setop(SetopsOp op, SetopsCpuPath path, SetopsSimdLevel simd,
@@ -78,6 +100,7 @@ time_setop(SetopsOp op, SetopsCpuPath path, SetopsSimdLevel simd,
 {
 	double		t[32];
 	int			r;
+	int64_t		n = 0;
 
 	setops_cpu_set_simd_level(simd);
 	setops_cpu_force_path(path);
@@ -85,9 +108,12 @@ time_setop(SetopsOp op, SetopsCpuPath path, SetopsSimdLevel simd,
 	{
 		double		t0 = now_ms();
 
-		sink += setops_cpu_setop_i32(op, a, na, b, nb, out, NULL);
+		n = setops_cpu_setop_i32(op, a, na, b, nb, out, NULL);
 		t[r] = now_ms() - t0;
+		sink += n;
 	}
+	check_answer(path == SETOPS_PATH_MERGE ? "merge" : path == SETOPS_PATH_SIMD ? "simd" :
+				 path == SETOPS_PATH_GALLOP ? "gallop" : "auto", out, n);
 	setops_cpu_force_path(SETOPS_PATH_AUTO);
 	setops_cpu_set_simd_level(SETOPS_SIMD_AVX2);
 	qsort(t, runs, sizeof(double), cmp_double);
@@ -117,11 +143,17 @@ main(int argc, char **argv)
 		int32_t    *b = densities[d] > 0 ? sorted_keys(n, n * densities[d]) : distinct_keys(n, -densities[d]);
 		int32_t    *out = malloc((2 * n + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int32_t));
 
+		want = malloc((2 * n + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int32_t));
 		for (op = 0; op < 4; op++)
 		{
-			double		tm = time_setop((SetopsOp) op, SETOPS_PATH_MERGE, SETOPS_SIMD_NONE, a, n, b, n, out, runs);
-			double		ts = time_setop((SetopsOp) op, SETOPS_PATH_SIMD, SETOPS_SIMD_AVX2, a, n, b, n, out, runs);
-			double		ta = time_setop((SetopsOp) op, SETOPS_PATH_AUTO, SETOPS_SIMD_AVX2, a, n, b, n, out, runs);
+			double		tm,
+						ts,
+						ta;
+
+			want_n = -1;
+			tm = time_setop((SetopsOp) op, SETOPS_PATH_MERGE, SETOPS_SIMD_NONE, a, n, b, n, out, runs);
+			ts = time_setop((SetopsOp) op, SETOPS_PATH_SIMD, SETOPS_SIMD_AVX2, a, n, b, n, out, runs);
+			ta = time_setop((SetopsOp) op, SETOPS_PATH_AUTO, SETOPS_SIMD_AVX2, a, n, b, n, out, runs);
 
 			printf("%-10s %-8s %10.2f %10.2f %10.2f %8.0f\n", ops[op],
 				   densities[d] == 1 ? "n" : densities[d] == 2 ? "2n" :
@@ -131,6 +163,7 @@ main(int argc, char **argv)
 		free(a);
 		free(b);
 		free(out);
+		free(want);
 	}
 
 	/* skewed: 1K against n, galloping versus merging */
@@ -139,13 +172,21 @@ main(int argc, char **argv)
 		int32_t    *b = sorted_keys(n, 8 * n);
 		int32_t    *out = malloc((n + 1000 + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int32_t));
 
+		want = malloc((n + 1000 + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int32_t));
 		for (op = 0; op < 4; op++)
-			printf("%-10s 1K-vs-n  merge %.3f ms, gallop %.3f ms\n", ops[op],
-				   time_setop((SetopsOp) op, SETOPS_PATH_MERGE, SETOPS_SIMD_AVX2, a, 1000, b, n, out, runs),
-				   time_setop((SetopsOp) op, SETOPS_PATH_GALLOP, SETOPS_SIMD_AVX2, a, 1000, b, n, out, runs));
+		{
+			double		tm,
+						tg;
+
+			want_n = -1;
+			tm = time_setop((SetopsOp) op, SETOPS_PATH_MERGE, SETOPS_SIMD_AVX2, a, 1000, b, n, out, runs);
+			tg = time_setop((SetopsOp) op, SETOPS_PATH_GALLOP, SETOPS_SIMD_AVX2, a, 1000, b, n, out, runs);
+			printf("%-10s 1K-vs-n  merge %.3f ms, gallop %.3f ms\n", ops[op], tm, tg);
+		}
 		free(a);
 		free(b);
 		free(out);
+		free(want);
 	}
 
 	/* sort: radix versus qsort on a shuffled copy */
@@ -175,9 +216,16 @@ main(int argc, char **argv)
 		tq = now_ms() - t0;
 		printf("sort       radix %.1f ms, qsort %.1f ms (%s)\n", tr, tq,
 			   memcmp(v, w, n * sizeof(int32_t)) == 0 ? "same" : "DIFFERENT");
+		if (memcmp(v, w, n * sizeof(int32_t)) != 0)
+			failures++;
 		free(v);
 		free(w);
 		free(tmp);
 	}
-	return sink == 42 ? 1 : 0;
+	if (failures > 0)
+	{
+		printf("engine_bench: %d answers differ\n", failures);
+		return 1;
+	}
+	return sink == 42 ? 2 : 0;
 }

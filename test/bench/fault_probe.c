@@ -11,7 +11,10 @@
  * The last is also the cost of writing a fresh 400 MB result array: a
  * floor for any aggregate that returns one.
  *
- *   gcc -O2 -o test/bench/fault_probe test/bench/fault_probe.c && test/bench/fault_probe
+ *   gcc -O2 -o test/bench/fault_probe test/bench/fault_probe.c && test/bench/fault_probe [rows]
+ *
+ * rows defaults to 10,000 (test/bench/smoke.sh: 100).  The first and last
+ * rows are compared with what was appended; a difference fails (exit 1).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -28,8 +31,10 @@
 #define HUGE		((size_t) 2 << 20)
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	int			rows = argc > 1 ? atoi(argv[1]) : ROWS;
+
 	static const char *names[] = {"realloc", "realloc+madvise", "mmap reserve",
 	"mmap reserve+hugepage"};
 	char	   *row = malloc(ROW_BYTES);
@@ -58,7 +63,7 @@ main(void)
 			}
 			else
 				buf = malloc(cap);
-			for (int r = 0; r < ROWS; r++)
+			for (int r = 0; r < rows; r++)
 			{
 				if (n + ROW_BYTES > cap)
 				{
@@ -78,6 +83,12 @@ main(void)
 			t1 = now_ms();
 			for (size_t i = 0; i < n; i += 4096)
 				sum += buf[i];
+			if (n > 0 && (memcmp(buf, row, ROW_BYTES) != 0 ||
+						  memcmp(buf + n - ROW_BYTES, row, ROW_BYTES) != 0))
+			{
+				printf("%s: the appended rows differ\n", names[mode]);
+				return 1;
+			}
 			printf("%-22s run %d: append %zu MB in %6.1f ms (check %ld)\n",
 				   names[mode], rep, n >> 20, t1 - t0, sum);
 			if (mode >= 2)
