@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# test/bench/agg_stream_ab.sh [RUNS]: how a streamed array_union_agg takes
-# its rows, measured side by side: 10,000 rows of 10,000 int4 stored
+# test/bench/agg_stream_ab.sh [RUNS] [ROWS] [KEYS]: how a streamed
+# array_union_agg takes its rows, measured side by side: ROWS rows of KEYS
+# int4 (default 10,000 of 10,000) stored
 # uncompressed out of line, union counted on the GPU, the forms run in
 # turn RUNS times (default 9) so that a noisy host hurts them alike:
 #   stored     the rows as stored: each read from its TOAST chunks straight
@@ -15,17 +16,24 @@
 # (setops_last_timing's read_ms), and every wait for the rows' transfers
 # (upload_ms).
 # Needs a running cluster with setops preloaded (PGHOST etc. set).
+# SETOPS_BENCH_DEVICE (default gpu): the setops.device of the run
+# (test/bench/smoke.sh sets cpu, auto or gpu).
 set -euo pipefail
 runs=${1:-9}
-PGOPTIONS="${PGOPTIONS:-} -c ab.runs=$runs" psql -Xq -v ON_ERROR_STOP=1 <<'SQL'
+rows=${2:-10000}
+keys=${3:-10000}
+PGOPTIONS="${PGOPTIONS:-} -c ab.runs=$runs" psql -Xq -v ON_ERROR_STOP=1 \
+	-v dev="${SETOPS_BENCH_DEVICE:-gpu}" -v rows="$rows" -v keys="$keys" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS setops;
+-- its settings exist once the library is loaded (the DO block reads one)
+LOAD 'setops';
 SET max_parallel_workers_per_gather = 0;
-SET setops.device = gpu;
+SET setops.device = :'dev';
 DROP TABLE IF EXISTS agg_stream_ab;
 CREATE TABLE agg_stream_ab AS
 SELECT r, (SELECT array_agg(j * 100000 + (random() * 99999)::int + 0 * r)
-           FROM generate_series(0, 9999) j) AS a
-FROM generate_series(1, 10000) r;
+           FROM generate_series(0, :keys - 1) j) AS a
+FROM generate_series(1, :rows) r;
 ANALYZE agg_stream_ab;
 SELECT count(*) AS rows, count(*) FILTER (WHERE pg_column_compression(a) IS NULL AND
                                           pg_column_size(a) > 2100) AS uncompressed_out_of_line

@@ -29,11 +29,16 @@
 # Needs a running cluster with setops preloaded (PGHOST etc. set).
 # BATCH_BENCH_PARTS (default "window agg") picks the parts; slow_runs
 # (default runs) the runs of the window part's CPU forms, which are slow.
+# BATCH_BENCH_AGG_SHAPES ("rows keys;..."; default the three above) the
+# agg part's shapes; SETOPS_BENCH_DEVICE (default gpu) the setops.device of
+# the forms named gpu (test/bench/smoke.sh sets cpu, auto or gpu there).
 set -euo pipefail
 runs=${1:-3}
 wrows=${2:-1000000}
 slow_runs=${3:-$runs}
 parts=${BATCH_BENCH_PARTS:-window agg}
+shapes=${BATCH_BENCH_AGG_SHAPES:-10000 10000;100000 100;100 1000000}
+dev=${SETOPS_BENCH_DEVICE:-gpu}
 
 psql -Xq -v ON_ERROR_STOP=1 -v wrows="$wrows" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS setops;
@@ -70,14 +75,14 @@ SQL
 
 if [[ " $parts " == *" window "* ]]; then
 echo "== window: overlap of $wrows rows (~1,000 int4 each) with a 100,000-key constant; medians of $runs ($slow_runs per-row)"
-psql -Xq -v ON_ERROR_STOP=1 -v runs="$runs" -v slow_runs="$slow_runs" <<'SQL'
+psql -Xq -v ON_ERROR_STOP=1 -v runs="$runs" -v slow_runs="$slow_runs" -v dev="$dev" <<'SQL'
 SET search_path = setops_batch_bench, public;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '256MB';
 CREATE TEMP TABLE results (form text, ms float8[], answer text);
 INSERT INTO results SELECT 'batch gpu', * FROM time_query($q$
     SELECT count(*) || ' ' || sum(cardinality(r)) || ' ' || sum(hashtext(r::text)) FROM
-      (SELECT array_intersect_batch(items, probe()) OVER () AS r FROM w) s $q$, 'gpu', :runs);
+      (SELECT array_intersect_batch(items, probe()) OVER () AS r FROM w) s $q$, :'dev', :runs);
 INSERT INTO results SELECT 'batch cpu', * FROM time_query($q$
     SELECT count(*) || ' ' || sum(cardinality(r)) || ' ' || sum(hashtext(r::text)) FROM
       (SELECT array_intersect_batch(items, probe()) OVER () AS r FROM w) s $q$, 'cpu', :slow_runs);
@@ -99,10 +104,11 @@ SQL
 fi
 
 [[ " $parts " == *" agg "* ]] || exit 0
-echo "== agg: array_union_agg, cpu against gpu; medians of $runs"
-for shape in "10000 10000" "100000 100" "100 1000000"; do
+echo "== agg: array_union_agg, cpu against $dev; medians of $runs"
+IFS=';' read -ra shape_list <<<"$shapes"
+for shape in "${shape_list[@]}"; do
 	set -- $shape
-	psql -Xq -v ON_ERROR_STOP=1 -v rows="$1" -v n="$2" -v runs="$runs" <<'SQL'
+	psql -Xq -v ON_ERROR_STOP=1 -v rows="$1" -v n="$2" -v runs="$runs" -v dev="$dev" <<'SQL'
 SET search_path = setops_batch_bench, public;
 SET max_parallel_workers_per_gather = 0;
 SET work_mem = '1GB';
@@ -124,14 +130,14 @@ CREATE TEMP TABLE results (form text, ms float8[], answer text);
 INSERT INTO results SELECT 'gpu', * FROM time_query($q$
     SELECT concat_ws(' ', cardinality(u), u[1], u[cardinality(u) / 3], u[cardinality(u) / 2],
                      u[cardinality(u) - 7], u[cardinality(u)])
-    FROM (SELECT array_union_agg(a) AS u FROM a) s $q$, 'gpu', :runs);
+    FROM (SELECT array_union_agg(a) AS u FROM a) s $q$, :'dev', :runs);
 INSERT INTO results SELECT 'cpu', * FROM time_query($q$
     SELECT concat_ws(' ', cardinality(u), u[1], u[cardinality(u) / 3], u[cardinality(u) / 2],
                      u[cardinality(u) - 7], u[cardinality(u)])
     FROM (SELECT array_union_agg(a) AS u FROM a) s $q$, 'cpu', :runs);
 -- the same without the text hash (what the ratio is about)
 INSERT INTO results SELECT 'gpu, count only', * FROM time_query(
-    'SELECT cardinality(array_union_agg(a)) FROM a', 'gpu', :runs);
+    'SELECT cardinality(array_union_agg(a)) FROM a', :'dev', :runs);
 -- the last gpu run's final function: staging the rows on the device
 -- (upload), the rounds (kernel), the result back into its array (download)
 SELECT 'gpu final function' AS phase, * FROM setops_last_timing();
@@ -142,12 +148,12 @@ SELECT 'cpu final function' AS phase, * FROM setops_last_timing();
 -- '{}' is the row read into memory): the two copies a streamed row made
 -- before it was read from its TOAST chunks straight into the slot
 INSERT INTO results SELECT 'gpu, count only, rows detoasted first', * FROM time_query(
-    $q$SELECT cardinality(array_union_agg(a || '{}'::int4[])) FROM a$q$, 'gpu', :runs);
+    $q$SELECT cardinality(array_union_agg(a || '{}'::int4[])) FROM a$q$, :'dev', :runs);
 -- the gpu without streaming: every row appended to host memory, the
 -- whole state staged on the device by the final function
 SET setops.agg_stream_min_size = -1;
 INSERT INTO results SELECT 'gpu, count only, rows in memory', * FROM time_query(
-    'SELECT cardinality(array_union_agg(a)) FROM a', 'gpu', :runs);
+    'SELECT cardinality(array_union_agg(a)) FROM a', :'dev', :runs);
 SELECT 'gpu final function, rows in memory' AS phase, * FROM setops_last_timing();
 RESET setops.agg_stream_min_size;
 INSERT INTO results SELECT 'reading the rows', * FROM time_query(

@@ -19,7 +19,10 @@
 --
 -- Usage: SELECT * FROM pg_temp.setops_bench_intersect('{cpu,gpu}', 3);
 --        SELECT * FROM pg_temp.setops_bench_stored('{cpu,gpu}', 3);
+--        SELECT * FROM pg_temp.setops_bench_crossover(5);
 --        SELECT * FROM pg_temp.setops_bench_packed('{cpu,gpu}', 3);
+-- Each takes its sizes as arguments (intersect: a scale of its cases), so
+-- that test/bench/smoke.sh runs every one of them tiny in CI.
 
 -- n distinct sorted keys spread over [0, range)
 CREATE OR REPLACE FUNCTION pg_temp.bench_keys(n int, range bigint) RETURNS int4[]
@@ -46,7 +49,8 @@ LANGUAGE sql VOLATILE AS $$
     FROM setops_last_timing() l
 $$;
 
-CREATE OR REPLACE FUNCTION pg_temp.setops_bench_intersect(devices text[], runs int DEFAULT 3)
+CREATE OR REPLACE FUNCTION pg_temp.setops_bench_intersect(devices text[], runs int DEFAULT 3,
+                                                          scale float8 DEFAULT 1)
 RETURNS TABLE (case_name text, n_a int, n_b int, device text, setops_ms numeric,
                intarray_ms numeric, speedup numeric, read_ms numeric, upload_ms numeric,
                kernel_ms numeric, download_ms numeric, cpu_ms numeric, result_ms numeric)
@@ -66,6 +70,8 @@ DECLARE
     range bigint;
 BEGIN
     FOR c IN 1 .. array_length(cases, 1) LOOP
+        cases[c][1] := greatest(1, round(cases[c][1] * scale));
+        cases[c][2] := greatest(1, round(cases[c][2] * scale));
         range := 4 * greatest(cases[c][1], cases[c][2]);
         a := pg_temp.bench_keys(cases[c][1], range);
         b := pg_temp.bench_keys(cases[c][2], range);
@@ -160,9 +166,12 @@ $$;
 
 -- Crossover: cpu, gpu and auto on the same arrays from 1K to 64M elements a
 -- side (medians of `runs`), to place setops.gpu_min_elements and to check
--- that auto is never far from the better of the two.
+-- that auto is never far from the better of the two.  The three answers
+-- are compared.  gpu_device: what the gpu column runs on (smoke runs
+-- without a GPU name cpu or auto there).
 CREATE OR REPLACE FUNCTION pg_temp.setops_bench_crossover(runs int DEFAULT 5,
-                                                          max_n int DEFAULT 67108864)
+                                                          max_n int DEFAULT 67108864,
+                                                          gpu_device text DEFAULT 'gpu')
 RETURNS TABLE (n_per_side int, cpu_ms numeric, gpu_ms numeric, auto_ms numeric,
                auto_vs_best numeric)
 LANGUAGE plpgsql AS $$
@@ -171,6 +180,7 @@ DECLARE
     a int4[];
     b int4[];
     r int4[];
+    first int4[];
     t timestamptz;
     ms float8[];
     m float8[];
@@ -183,7 +193,8 @@ BEGIN
         a := pg_temp.bench_keys(n, 4::bigint * n);
         b := pg_temp.bench_keys(n, 4::bigint * n);
         m := '{}';
-        FOREACH dev IN ARRAY '{cpu,gpu,auto}'::text[] LOOP
+        first := NULL;
+        FOREACH dev IN ARRAY ARRAY['cpu', gpu_device, 'auto'] LOOP
             PERFORM set_config('setops.device', dev, true);
             r := array_intersect_gpu(a, b);		-- warm-up
             ms := '{}';
@@ -192,6 +203,12 @@ BEGIN
                 r := array_intersect_gpu(a, b);
                 ms := ms || extract(epoch FROM clock_timestamp() - t) * 1000;
             END LOOP;
+            IF first IS NULL THEN
+                first := r;
+            ELSIF r IS DISTINCT FROM first THEN
+                RAISE EXCEPTION 'crossover: % and cpu differ at % a side: % vs % elements',
+                    dev, n, cardinality(r), cardinality(first);
+            END IF;
             m := m || pg_temp.median(ms);
         END LOOP;
         n_per_side := n;
@@ -224,6 +241,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     r1 int4[];
     r2 packed_int4;
+    first int4[];
     t timestamptz;
     ts float8[];
     base float8;
@@ -258,6 +276,12 @@ BEGIN
             END LOOP;
             IF kind = 'packed' AND r2::int4[] IS DISTINCT FROM r1 THEN
                 RAISE EXCEPTION 'packed: results differ (%)', dev;
+            END IF;
+            -- and every device answers as the first
+            IF first IS NULL THEN
+                first := r1;
+            ELSIF r1 IS DISTINCT FROM first THEN
+                RAISE EXCEPTION 'packed: % and % differ', dev, devices[1];
             END IF;
             storage := kind;
             device := dev;
