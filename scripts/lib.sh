@@ -45,7 +45,9 @@ build_install() {
 # A cluster in a temporary directory, run by a non-root user (PostgreSQL
 # refuses root): the invoking user, or when that is root the system user
 # setops_test, created if needed.  Exports PGHOST, PGPORT, PGUSER and
-# PGDATABASE for clients, which may run as any user.
+# PGDATABASE for clients, which may run as any user.  Server settings:
+# SETOPS_SERVER_OPTS on the command line, SETOPS_SERVER_CONF (lines)
+# appended to postgresql.conf.
 start_cluster() {
 	CLUSTER_DIR=$(mktemp -d /tmp/setops-cluster.XXXXXX)
 	chmod 755 "$CLUSTER_DIR"
@@ -61,6 +63,9 @@ start_cluster() {
 	trap 'exit 130' INT TERM
 	"${CLUSTER_RUN[@]}" "$PG_BINDIR/initdb" -D "$CLUSTER_DIR/data" -A trust -U postgres \
 		--no-sync >"$CLUSTER_DIR/initdb.log" 2>&1 || { cat "$CLUSTER_DIR/initdb.log"; die "initdb failed"; }
+	# settings a test may change with ALTER SYSTEM go into the file (the
+	# command line would override what ALTER SYSTEM writes)
+	[ -n "${SETOPS_SERVER_CONF:-}" ] && printf '%s\n' "$SETOPS_SERVER_CONF" >>"$CLUSTER_DIR/data/postgresql.conf"
 	"${CLUSTER_RUN[@]}" "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w \
 		-o "-k $CLUSTER_DIR/sock -c listen_addresses='' -c fsync=off -c shared_buffers=512MB -c work_mem=256MB ${SETOPS_SERVER_OPTS:-}" \
 		start >/dev/null || { cat "$CLUSTER_DIR/server.log"; die "the server did not start"; }

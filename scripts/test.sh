@@ -2,10 +2,13 @@
 # Runs every test suite of setops and exits non-zero on any failure:
 #   1. C unit tests of the CPU engine (test/unit);
 #   2. pg_regress suites (sql/, expected/) and
-#   3. pgTAP property tests (test/pgtap) inside PostgreSQL, once per
-#      setops.device mode: cpu and auto, and gpu where a GPU is usable;
-#      without a GPU, once more in gpu mode through the GPU service
-#      answering with the CPU engine (setops.service_emulate).
+#   3. pgTAP property tests (test/pgtap) and
+#   4. every committed benchmark in its smoke mode (test/bench/smoke.sh:
+#      tiny sizes, one run, answers compared, timings not checked) inside
+#      PostgreSQL, once per setops.device mode: cpu and auto, and gpu where
+#      a GPU is usable; without a GPU, once more in gpu mode through the GPU
+#      service answering with the CPU engine (setops.service_emulate).
+#      The benchmarks outside PostgreSQL run once.
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
@@ -17,6 +20,7 @@
 #                         skip installing, building and the cluster
 #   SETOPS_TEST_RUN_AS    prefix for commands that write into the checkout
 #                         (pg_regress), e.g. "$PGRUN" on the GPU machine
+#   SETOPS_TEST_BENCH     0: skip the benchmarks' smoke runs
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -43,6 +47,8 @@ run_suite() {		# name, command...
 }
 
 run_suite "C unit tests (CPU engine)" make -s unittest PG_CONFIG="$PG_CONFIG"
+[ "${SETOPS_TEST_BENCH:-1}" = 1 ] &&
+	run_suite "benchmarks outside PostgreSQL (smoke)" bash test/bench/smoke.sh host
 
 # Every suite once per setops.device mode, on the running cluster.
 run_modes() {		# label, modes...
@@ -58,6 +64,8 @@ run_modes() {		# label, modes...
 		[ -f regression.diffs ] && head -c 20000 regression.diffs
 		run_suite "pgTAP, setops.device=$mode$label" pg_prove -d setops_tap --failures test/pgtap/*.sql
 		unset PGOPTIONS
+		[ "${SETOPS_TEST_BENCH:-1}" = 1 ] &&
+			run_suite "benchmarks (smoke), setops.device=$mode$label" bash test/bench/smoke.sh "$mode"
 	done
 }
 
@@ -75,8 +83,10 @@ run_modes "" $modes
 # device cache (kept small, so that it evicts).
 if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 	stop_cluster
-	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB -c setops.gpu_cache_size=2MB" \
-		start_cluster
+	# (the cache's size in the file: the cache benchmark turns it off and
+	# on with ALTER SYSTEM)
+	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
+		SETOPS_SERVER_CONF="setops.gpu_cache_size = 2MB" start_cluster
 	run_modes " (GPU service, emulated)" gpu
 	modes="$modes, gpu through the GPU service (emulated)"
 fi

@@ -50,6 +50,8 @@
 #              GPU, against the CPU engine; the cache's devices
 #   cachebench a repeated query over stored 16M-key arrays: the device cache
 #              cold and warm against intarray, the CPU engine, no cache
+#   benchsmoke every SQL benchmark tiny, once, in gpu and auto mode
+#              (test/bench/smoke.sh, as CI runs it on the emulated service)
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
 #   sqlpacked  SQL end to end from a table: packed_int4 against int4[]
 set -uo pipefail
@@ -98,7 +100,7 @@ for s in "$@"; do
 		packedbench) step packedbench test/gpu/packed_bench ;;
 		pg)
 			pg_start || { status=1; continue; }
-			step pg env SETOPS_TEST_EXISTING=1 SETOPS_TEST_MODES="gpu auto" \
+			step pg env SETOPS_TEST_EXISTING=1 SETOPS_TEST_MODES="gpu auto" SETOPS_TEST_BENCH=0 \
 				SETOPS_TEST_RUN_AS="$PGRUN" bash scripts/test.sh
 			;;
 		pgchecks)
@@ -144,6 +146,13 @@ for s in "$@"; do
 		cachebench)
 			pg_start || { status=1; continue; }
 			step cachebench bash test/bench/cache_bench.sh 7 16000000 4
+			;;
+		benchsmoke)
+			pg_start || { status=1; continue; }
+			# each benchmark's log, in one archive ($OUT brings back 8 files)
+			step benchsmoke_gpu env SETOPS_BENCH_LOGS=/tmp/benchsmoke/gpu bash test/bench/smoke.sh gpu
+			step benchsmoke_auto env SETOPS_BENCH_LOGS=/tmp/benchsmoke/auto bash test/bench/smoke.sh auto
+			tar czf "$OUT/benchsmoke_logs.tgz" -C /tmp benchsmoke
 			;;
 		sqlbench)
 			pg_start || { status=1; continue; }
