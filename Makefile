@@ -14,7 +14,13 @@
 
 EXTENSION = setops
 MODULE_big = setops
+# 0.2 is what 0.1 + the upgrade adds: the upgrade script is its parts, in
+# order, and the fresh install script is 0.1's followed by the upgrade, so
+# the two paths cannot drift apart (CI compares their members anyway).
+UPGRADE_0_2 = extension/install/counts.sql extension/install/packed_operators.sql \
+	$(wildcard extension/install/packed_index.sql)
 DATA = extension/setops--0.1.sql
+DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql
 PGFILEDESC = "setops - GPU-accelerated multiset operations on sorted integer arrays"
 
 OBJS = \
@@ -78,6 +84,16 @@ EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/uni
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+extension/setops--0.1--0.2.sql: $(UPGRADE_0_2)
+	{ echo '/* setops--0.1--0.2.sql: from 0.1 to 0.2 (made from extension/install/) */'; \
+	  echo '\\echo Use "ALTER EXTENSION setops UPDATE TO '"'"'0.2'"'"'" to load this file. \\quit'; \
+	  cat $^; } > $@
+
+extension/setops--0.2.sql: extension/setops--0.1.sql extension/setops--0.1--0.2.sql
+	{ sed -e '1s/.*/\/* setops--0.2.sql: the SQL surface of setops 0.2 (0.1, then what 0.2 adds) *\//' \
+	      extension/setops--0.1.sql; \
+	  cat $(UPGRADE_0_2); } > $@
 
 $(OBJS): $(ENGINE_HDRS) extension/setops.h extension/service.h gpu/setops_gpu.h
 

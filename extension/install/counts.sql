@@ -1,0 +1,1 @@
+-- counts.sql (part of 0.2): placeholder

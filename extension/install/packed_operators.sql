@@ -1,0 +1,1 @@
+-- packed_operators.sql (part of 0.2): placeholder
