@@ -56,4 +56,29 @@ setop_output_bound(SetopsOp op, long long na, long long nb)
 	}
 }
 
+/*
+ * The size of op's result from the key-rank intersection count i = sum over
+ * keys of min(ca, cb): union max(ca, cb) = ca + cb - min, difference
+ * ca - min, symmetric difference ca + cb - 2 min.  So one count (the
+ * intersection's) answers every count, on every engine.
+ */
+static inline long long
+setop_count_from_intersect(SetopsOp op, long long na, long long nb, long long i)
+{
+	switch (op)
+	{
+		case SETOPS_OP_INTERSECT:
+			return i;
+		case SETOPS_OP_UNION:
+			return na + nb - i;
+		case SETOPS_OP_DIFFERENCE:
+			return na - i;
+		case SETOPS_OP_SYMDIFF:
+			return na + nb - 2 * i;
+		case SETOPS_OP_MERGE:
+			return na + nb;
+	}
+	return -1;
+}
+
 #endif							/* SETOPS_SETOP_KIND_H */

@@ -73,6 +73,26 @@ extern void setops_cpu_split_i64(SetopsOp op, const int64_t *a, int64_t na,
 								 const int64_t *b, int64_t nb, int64_t d,
 								 int64_t *ai, int64_t *bi);
 
+/*
+ * Counts and predicates without building a result.  intersect_count is the
+ * key-rank count sum over keys of min(ca, cb), from which every other
+ * operation's count follows (setop_count_from_intersect in setop_kind.h).
+ * overlaps: 1 when some key occurs in both, stopping at the first;
+ * contains: 1 when every key of b occurs in a at least as often as in b,
+ * stopping at the first that does not.  Inputs must be sorted: a caller
+ * that has not checked may still trust overlaps' 1 (a key found in both
+ * is in both, in any order), nothing else.  Skewed sizes gallop, as the
+ * operations do.
+ */
+extern int64_t setops_cpu_intersect_count_i32(const int32_t *a, int64_t na,
+											  const int32_t *b, int64_t nb);
+extern int64_t setops_cpu_intersect_count_i64(const int64_t *a, int64_t na,
+											  const int64_t *b, int64_t nb);
+extern int	setops_cpu_overlaps_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb);
+extern int	setops_cpu_overlaps_i64(const int64_t *a, int64_t na, const int64_t *b, int64_t nb);
+extern int	setops_cpu_contains_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb);
+extern int	setops_cpu_contains_i64(const int64_t *a, int64_t na, const int64_t *b, int64_t nb);
+
 /* Position of the first element smaller than its predecessor, or -1. */
 extern int64_t setops_cpu_first_unsorted_i32(const int32_t *a, int64_t n);
 extern int64_t setops_cpu_first_unsorted_i64(const int64_t *a, int64_t n);
@@ -102,6 +122,31 @@ setops_cpu_setop(SetopsOp op, SetopsKeyType type, const void *a, int64_t na,
 									(int64_t *) out_keys, out_pos);
 	return setops_cpu_setop_i32(op, (const int32_t *) a, na, (const int32_t *) b, nb,
 								(int32_t *) out_keys, out_pos);
+}
+
+static inline int64_t
+setops_cpu_intersect_count(SetopsKeyType type, const void *a, int64_t na,
+						   const void *b, int64_t nb)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_intersect_count_i64((const int64_t *) a, na, (const int64_t *) b, nb);
+	return setops_cpu_intersect_count_i32((const int32_t *) a, na, (const int32_t *) b, nb);
+}
+
+static inline int
+setops_cpu_overlaps(SetopsKeyType type, const void *a, int64_t na, const void *b, int64_t nb)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_overlaps_i64((const int64_t *) a, na, (const int64_t *) b, nb);
+	return setops_cpu_overlaps_i32((const int32_t *) a, na, (const int32_t *) b, nb);
+}
+
+static inline int
+setops_cpu_contains(SetopsKeyType type, const void *a, int64_t na, const void *b, int64_t nb)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_contains_i64((const int64_t *) a, na, (const int64_t *) b, nb);
+	return setops_cpu_contains_i32((const int32_t *) a, na, (const int32_t *) b, nb);
 }
 
 static inline int64_t

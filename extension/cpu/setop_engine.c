@@ -1,7 +1,8 @@
 /*
  * setop_engine.c
  *	  Entry points of the CPU engine's multiset operations: chunking on
- *	  key-rank-consistent splits, strategy choice, SIMD dispatch.
+ *	  key-rank-consistent splits, strategy choice, SIMD dispatch; and its
+ *	  counts and predicates (count_kernels.h).
  */
 #include <string.h>
 
@@ -77,11 +78,13 @@ setops_cpu_set_chunk(int64_t chunk)
 #define KEY int32_t
 #define SFX i32
 #include "setop_kernels.h"
+#include "count_kernels.h"
 #undef KEY
 #undef SFX
 
 #define KEY int64_t
 #define SFX i64
 #include "setop_kernels.h"
+#include "count_kernels.h"
 #undef KEY
 #undef SFX

@@ -151,6 +151,53 @@ run_case_##SFX(SetopsOp op, const KEY *a, int64_t na, const KEY *b,			\
 DEFINE_RUN_CASE(i32, int32_t, POISON32)
 DEFINE_RUN_CASE(i64, int64_t, POISON64)
 
+/*
+ * Counts and predicates against the reference's outputs: every op's count
+ * (from the intersection count) equals the length of the reference's
+ * result; overlaps is "the reference intersection is not empty", contains
+ * "it is all of b" (both ways round), on every forced path.
+ */
+#define DEFINE_COUNT_CASE(SFX, KEY)												\
+static void																		\
+count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
+				 const char *what)												\
+{																				\
+	int64_t		cap = na + nb + 1;												\
+	KEY		   *ref = malloc(cap * sizeof(KEY));								\
+	int64_t    *ref_pos = malloc(cap * sizeof(int64_t));						\
+	int64_t		want[SETOPS_OP_COUNT];											\
+	int			path, op;														\
+																				\
+	for (op = 0; op < SETOPS_OP_COUNT; op++)									\
+		want[op] = ref_##SFX((SetopsOp) op, a, na, b, nb, ref, ref_pos);		\
+	for (path = SETOPS_PATH_AUTO; path <= SETOPS_PATH_SIMD; path++)				\
+	{																			\
+		int64_t		i;															\
+		int			ov, ca, cb;													\
+		setops_cpu_force_path((SetopsCpuPath) path);							\
+		i = setops_cpu_intersect_count_##SFX(a, na, b, nb);						\
+		ov = setops_cpu_overlaps_##SFX(a, na, b, nb);							\
+		ca = setops_cpu_contains_##SFX(a, na, b, nb);							\
+		cb = setops_cpu_contains_##SFX(b, nb, a, na);							\
+		setops_cpu_force_path(SETOPS_PATH_AUTO);								\
+		for (op = 0; op < SETOPS_OP_COUNT; op++)								\
+			CHECK(setop_count_from_intersect((SetopsOp) op, na, nb, i) == want[op],	\
+				  "%s count %s path=%s na=%" PRId64 " nb=%" PRId64				\
+				  ": %lld want %" PRId64, op_names[op], what, path_names[path],	\
+				  na, nb, setop_count_from_intersect((SetopsOp) op, na, nb, i), want[op]);	\
+		CHECK(ov == (want[SETOPS_OP_INTERSECT] > 0), "overlaps %s path=%s: %d",	\
+			  what, path_names[path], ov);										\
+		CHECK(ca == (want[SETOPS_OP_INTERSECT] == nb), "contains(a, b) %s path=%s: %d",	\
+			  what, path_names[path], ca);										\
+		CHECK(cb == (want[SETOPS_OP_INTERSECT] == na), "contains(b, a) %s path=%s: %d",	\
+			  what, path_names[path], cb);										\
+	}																			\
+	free(ref); free(ref_pos);													\
+}
+
+DEFINE_COUNT_CASE(i32, int32_t)
+DEFINE_COUNT_CASE(i64, int64_t)
+
 /* Every split on every diagonal must be consistent: the op on the two
  * halves, concatenated, equals the op on the whole. */
 #define DEFINE_SPLIT_CASE(SFX, KEY)												\
@@ -297,6 +344,10 @@ random_cases(int rounds)
 
 		/* small chunks put chunk boundaries inside duplicate runs */
 		setops_cpu_set_chunk(r % 3 == 0 ? 1 + (int64_t) (testgen_rnd() % 64) : 0);
+		count_case_i32(a32, na, b32, nb, what);
+		count_case_i32(b32, nb, a32, na, what);
+		count_case_i64(a64, na, b64, nb, what);
+		count_case_i64(b64, nb, a64, na, what);
 		for (op = 0; op < SETOPS_OP_COUNT; op++)
 		{
 			run_case_i32((SetopsOp) op, a32, na, b32, nb, what);
@@ -337,6 +388,8 @@ long_run_cases(void)
 		run_case_i32((SetopsOp) op, a, n, b, n - 3, "runs longer than a chunk");
 		run_case_i32((SetopsOp) op, a, n, a, n, "all-equal halves");
 	}
+	count_case_i32(a, n, b, n - 3, "runs longer than a chunk");
+	count_case_i32(a, n, a, n, "all-equal halves");
 	free(a);
 	free(b);
 }
@@ -362,6 +415,60 @@ large_cases(void)
 		run_case_i32((SetopsOp) op, a, n, b, n - 1, "large narrow");
 		run_case_i64((SetopsOp) op, a64, n, b64, n - 17, "large mixed");
 	}
+	count_case_i32(a, n, b, n - 1, "large narrow");
+	count_case_i64(a64, n, b64, n - 17, "large mixed");
+	free(a);
+	free(b);
+	free(a64);
+	free(b64);
+}
+
+/*
+ * Predicates where the answer hangs on one element: the only common key
+ * first or last, a contained run one copy short, extremes of the key type.
+ */
+static void
+predicate_cases(void)
+{
+	int64_t		n = 100000,
+				i;
+	int32_t    *a = malloc(n * sizeof(int32_t));
+	int32_t    *b = malloc(n * sizeof(int32_t));
+	int64_t    *a64 = malloc(n * sizeof(int64_t));
+	int64_t    *b64 = malloc(n * sizeof(int64_t));
+
+	/* a even, b odd: no common key, then one at the front, then at the back */
+	for (i = 0; i < n; i++)
+	{
+		a[i] = (int32_t) (2 * i);
+		b[i] = (int32_t) (2 * i + 1);
+	}
+	count_case_i32(a, n, b, n, "evens and odds");
+	b[0] = 0;
+	count_case_i32(a, n, b, n, "only the first key common");
+	b[0] = 1;
+	a[n - 1] = b[n - 1];
+	count_case_i32(a, n, b, n, "only the last key common");
+	/* b = a's keys with one run one copy longer than in a */
+	for (i = 0; i < n; i++)
+		a[i] = b[i] = (int32_t) (i / 3);
+	count_case_i32(a, n, b, n, "equal");
+	b[n - 1] = b[n - 2];		/* still sorted; the last run has 4 copies of... */
+	b[n - 2] = b[n - 3];
+	count_case_i32(a, n, b, n, "one run one copy longer");
+	count_case_i32(a, n, b, 1000, "prefix");
+	/* extremes */
+	for (i = 0; i < n; i++)
+	{
+		a[i] = i < n / 2 ? INT32_MIN : INT32_MAX;
+		b[i] = i < n / 4 ? INT32_MIN : INT32_MAX;
+		a64[i] = i < n / 2 ? INT64_MIN : INT64_MAX;
+		b64[i] = i < 3 * n / 4 ? INT64_MIN : INT64_MAX;
+	}
+	count_case_i32(a, n, b, n, "int4 extremes");
+	count_case_i64(a64, n, b64, n, "int8 extremes");
+	count_case_i32(a, n, b, 0, "empty b");
+	count_case_i64(a64, 0, b64, 0, "both empty");
 	free(a);
 	free(b);
 	free(a64);
@@ -432,6 +539,7 @@ main(int argc, char **argv)
 		random_cases(rounds);
 		long_run_cases();
 		large_cases();
+		predicate_cases();
 		sort_cases();
 	}
 	interrupt_hook_case();

@@ -1,0 +1,155 @@
+/*
+ * count_kernels.h
+ *	  Counts and predicates of the CPU engine, without building a result:
+ *	  included by setop_engine.c after setop_kernels.h, once per key type,
+ *	  with KEY and SFX defined (it uses that file's gallop).
+ *
+ *   intersect count  the key-rank count sum(min(ca, cb)); every other
+ *                    count follows from it (setop_count_from_intersect);
+ *   overlaps         some key in both: leapfrog galloping, stops at the
+ *                    first common key;
+ *   contains         b's multiset within a's: b's runs found in a by
+ *                    galloping, stops at the first run a has too few of.
+ * The caller checks the order of the inputs (see engine.h for when).
+ */
+
+#define SETOPS_CAT2(a, b) a##_##b
+#define SETOPS_CAT(a, b) SETOPS_CAT2(a, b)
+#define F(name) SETOPS_CAT(name, SFX)
+
+/* Between interrupt checks: runs visited by the galloping loops. */
+#define COUNT_RUNS_PER_CHECK 65536
+
+/* Branch-free: one compare per key-rank slot, no stores at all. */
+static int64_t
+F(count_merge) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	int64_t		i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+	{
+		int64_t		stop = i + j + chunk_size;
+
+		while (i < na && j < nb && i + j < stop)
+		{
+			KEY			x = a[i],
+						y = b[j];
+
+			k += (x == y);
+			i += (x <= y);
+			j += (y <= x);
+		}
+		setops_cpu_check_interrupts();
+	}
+	return k;
+}
+
+/* The smaller side's runs, each found in the larger by galloping. */
+static int64_t
+F(count_gallop) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	const KEY  *s = na <= nb ? a : b,
+			   *l = na <= nb ? b : a;
+	int64_t		ns = na <= nb ? na : nb,
+				nl = na <= nb ? nb : na,
+				i = 0,
+				j = 0,
+				k = 0,
+				runs = 0;
+
+	while (i < ns && j < nl)
+	{
+		KEY			x = s[i];
+		int64_t		ie = F(gallop) (s, i + 1, ns, x, 1);
+		int64_t		jl = F(gallop) (l, j, nl, x, 0);
+		int64_t		je = F(gallop) (l, jl, nl, x, 1);
+
+		k += (ie - i) < (je - jl) ? (ie - i) : (je - jl);
+		i = ie;
+		j = je;
+		if (++runs % COUNT_RUNS_PER_CHECK == 0)
+			setops_cpu_check_interrupts();
+	}
+	return k;
+}
+
+int64_t
+F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	SetopsCpuPath path = forced_path;
+	int64_t		lo = na < nb ? na : nb,
+				hi = na < nb ? nb : na;
+
+	if (lo == 0)
+		return 0;
+	if (path != SETOPS_PATH_MERGE && path != SETOPS_PATH_GALLOP)
+		/* as the operations choose: sizes far apart, or ranges apart */
+		path = (hi / lo >= SETOPS_CPU_GALLOP_RATIO || a[na - 1] < b[0] || b[nb - 1] < a[0]) ?
+			SETOPS_PATH_GALLOP : SETOPS_PATH_MERGE;
+	if (path == SETOPS_PATH_GALLOP)
+		return F(count_gallop) (a, na, b, nb);
+	return F(count_merge) (a, na, b, nb);
+}
+
+/*
+ * Leapfrog: each side gallops to the other's current key.  Interleaved
+ * inputs take one or two compares a step; skewed or disjoint ones skip
+ * whole stretches.
+ */
+int
+F(setops_cpu_overlaps) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	int64_t		i = 0,
+				j = 0,
+				steps = 0;
+
+	while (i < na && j < nb)
+	{
+		if (a[i] == b[j])
+			return 1;
+		if (a[i] < b[j])
+			i = F(gallop) (a, i, na, b[j], 0);
+		else
+			j = F(gallop) (b, j, nb, a[i], 0);
+		if (++steps % COUNT_RUNS_PER_CHECK == 0)
+			setops_cpu_check_interrupts();
+	}
+	return 0;
+}
+
+/*
+ * Each run of b (key x, cb copies) must find x in a at least cb times:
+ * with a sorted, that is a[p] == x and a[p + cb - 1] == x where p is x's
+ * first place in a; the next search starts after those copies.
+ */
+int
+F(setops_cpu_contains) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	int64_t		i = 0,
+				j = 0,
+				runs = 0;
+
+	if (nb > na)
+		return 0;
+	while (j < nb)
+	{
+		KEY			x = b[j];
+		int64_t		je = F(gallop) (b, j + 1, nb, x, 1);
+		int64_t		p = F(gallop) (a, i, na, x, 0);
+
+		if (p + (je - j) > na || a[p] != x || a[p + (je - j) - 1] != x)
+			return 0;
+		i = p + (je - j);
+		j = je;
+		if (++runs % COUNT_RUNS_PER_CHECK == 0)
+			setops_cpu_check_interrupts();
+	}
+	return 1;
+}
+
+#undef COUNT_RUNS_PER_CHECK
+#undef F
+#undef SETOPS_CAT
+#undef SETOPS_CAT2
