@@ -28,6 +28,7 @@ OBJS = \
 	extension/array_io.o \
 	extension/dispatch.o \
 	extension/setop_funcs.o \
+	extension/count_funcs.o \
 	extension/sort_funcs.o \
 	extension/agg_funcs.o \
 	extension/batch.o \
@@ -48,7 +49,8 @@ OBJS = \
 	extension/cpu/simd_avx2.o \
 	extension/cpu/sort.o
 
-REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch
+REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
+	setops_counts
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

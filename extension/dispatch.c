@@ -91,6 +91,13 @@ gpu_answered(const char *fname, SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsK
 	setops_last.download_ms = args->ms_download;
 	/* copying the result out of the service's arena builds the result */
 	setops_last.result_ms = args->ms_copy_out;
+	/* overlaps over an order break: the CPU answers (a key in both, or the
+	 * error), so that every device gives the same */
+	if (args->unsorted_arg != 0 && args->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+	{
+		*n = -1;
+		return;
+	}
 	if (args->unsorted_arg != 0)
 	{
 		SetopsKeys *bad = args->unsorted_arg == 1 ? a : b;
@@ -132,11 +139,12 @@ args_input(SetopsKeys *k, const void **keys, const void **packed, size_t *packed
 
 /* The request for a and b (those sent, send_a / send_b, by their keys). */
 static void
-args_fill(SetopsGpuSetopArgs *args, SetopsOp op, SetopsKeys *a, bool send_a, SetopsKeys *b,
-		  bool send_b, void *out_keys, void *out_packed, size_t packed_cap)
+args_fill(SetopsGpuSetopArgs *args, SetopsOp op, int count_mode, SetopsKeys *a, bool send_a,
+		  SetopsKeys *b, bool send_b, void *out_keys, void *out_packed, size_t packed_cap)
 {
 	memset(args, 0, sizeof(*args));
 	args->op = op;
+	args->count_mode = count_mode;
 	args->key_type = a->type;
 	args->na = a->n;
 	args->nb = b->n;
@@ -159,7 +167,7 @@ args_fill(SetopsGpuSetopArgs *args, SetopsOp op, SetopsKeys *a, bool send_a, Set
  * must answer (auto, the GPU failed).
  */
 static int
-gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+gpu_setop_cached(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, SetopsKeys *b,
 				 void *out_keys, void *out_packed, size_t packed_cap, size_t *packed_size,
 				 int64 *n)
 {
@@ -180,7 +188,8 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 			read_if_stored(a, fname);
 		if (!use_key_b)
 			read_if_stored(b, fname);
-		args_fill(&args, op, a, !use_key_a, b, !use_key_b, out_keys, out_packed, packed_cap);
+		args_fill(&args, op, count_mode, a, !use_key_a, b, !use_key_b, out_keys, out_packed,
+				  packed_cap);
 		status = setops_service_setop_cached(&args, use_key_a ? a->cache_key : NULL,
 											 use_key_b ? b->cache_key : NULL, round > 0,
 											 &missing, errbuf, sizeof(errbuf));
@@ -205,7 +214,7 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 				b->first_unsorted = -1;
 			}
 			gpu_answered(fname, &args, a, b, packed_size, n);
-			return 1;
+			return *n < 0 ? -1 : 1;
 		}
 
 		/* read what is missing, and put it in the cache */
@@ -227,6 +236,8 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 				setops_gpu_failed(fname, status, errbuf);
 				return -1;
 			}
+			else if (pos >= 0 && count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+				return -1;		/* the CPU answers: see gpu_answered */
 			else if (pos >= 0)
 			{
 				/* shape and nulls of both come first, as on the CPU */
@@ -248,7 +259,7 @@ gpu_setop_cached(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
  * (packed_cap bytes) instead of filling out_keys, setting *packed_size.
  */
 static bool
-gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
+gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const SetopsValues *av,
 		  SetopsKeys *b, const SetopsValues *bv, void *out_keys, char *out_vals,
 		  void *out_packed, size_t packed_cap, size_t *packed_size, int64 *n)
 {
@@ -263,7 +274,7 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 
 	if (!av && (a->stored || b->stored))
 	{
-		int			done = gpu_setop_cached(fname, op, a, b, out_keys, out_packed,
+		int			done = gpu_setop_cached(fname, op, count_mode, a, b, out_keys, out_packed,
 											packed_cap, packed_size, n);
 
 		if (done != 0)
@@ -289,7 +300,7 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 			setops_keys_materialize(b, fname);
 		}
 	}
-	args_fill(&args, op, a, true, b, true, out_keys, out_packed, packed_cap);
+	args_fill(&args, op, count_mode, a, true, b, true, out_keys, out_packed, packed_cap);
 	if (av)
 	{
 		args.a_vals = av->data;
@@ -304,7 +315,7 @@ gpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, const SetopsValues *av,
 		return false;
 	}
 	gpu_answered(fname, &args, a, b, packed_size, n);
-	return true;
+	return *n >= 0;
 }
 
 /* The CPU engine's answer. */
@@ -331,9 +342,73 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 
 	Assert(a->type == b->type);
 	if (setops_gpu_usable(fname, a->n + b->n) &&
-		gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, NULL, 0, NULL, &n))
+		gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, NULL, b, NULL, out_keys, NULL, NULL, 0,
+				  NULL, &n))
 		return n;
 	return cpu_setop(fname, op, a, b, out_keys);
+}
+
+/*
+ * Counts and predicates on the CPU engine.  The count and contains need
+ * both inputs in order first; overlaps answers "yes" as soon as a key is
+ * found in both (true in any order: the key is in both), and checks the
+ * order only before it answers "no".
+ */
+static int64
+cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
+{
+	int64		r;
+	double		t0;
+
+	setops_keys_materialize(a, fname);
+	setops_keys_materialize(b, fname);
+	t0 = setops_now_ms();
+	switch (kind)
+	{
+		case SETOPS_COUNT_OVERLAPS:
+			/* even where reading saw an order break: the same answer whatever
+			 * form the arguments came in */
+			r = setops_cpu_overlaps(a->type, a->data, a->n, b->data, b->n);
+			if (!r)
+				setops_require_sorted2(fname, a, b);
+			break;
+		case SETOPS_COUNT_CONTAINS:
+			setops_require_sorted2(fname, a, b);
+			r = setops_cpu_contains(a->type, a->data, a->n, b->data, b->n);
+			break;
+		default:
+			setops_require_sorted2(fname, a, b);
+			r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n);
+			break;
+	}
+	setops_last.cpu_ms = setops_now_ms() - t0;
+	return r;
+}
+
+int64
+setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
+{
+	Assert(a->type == b->type);
+	/* a multiset larger than a's cannot lie within it: no need to read */
+	if (kind == SETOPS_COUNT_CONTAINS && b->n > a->n)
+	{
+		setops_keys_materialize(a, fname);
+		setops_keys_materialize(b, fname);
+		setops_require_sorted2(fname, a, b);
+		return 0;
+	}
+	/* contains is the intersection count reaching b's size */
+	if (setops_gpu_usable(fname, a->n + b->n))
+	{
+		int64		n;
+
+		if (gpu_setop(fname, SETOPS_OP_INTERSECT,
+					  kind == SETOPS_COUNT_OVERLAPS ? SETOPS_GPU_COUNT_OVERLAPS :
+					  SETOPS_GPU_COUNT_INTERSECT, a, NULL, b, NULL, NULL, NULL, NULL, 0,
+					  NULL, &n))
+			return kind == SETOPS_COUNT_CONTAINS ? (n == b->n) : n;
+	}
+	return cpu_count(fname, kind, a, b);
 }
 
 /* A packed argument not decoded here (perhaps not even read yet). */
@@ -369,7 +444,8 @@ setops_run_setop_packed(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKey
 											  setop_output_bound(op, a->n, b->n));
 		void	   *v = palloc_extended(cap, MCXT_ALLOC_HUGE);
 
-		if (gpu_setop(fname, op, a, NULL, b, NULL, out_keys, NULL, v, cap, packed_size, &n))
+		if (gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, NULL, b, NULL, out_keys, NULL, v, cap,
+					  packed_size, &n))
 		{
 			/* the service may answer with keys (a result too large for a slot) */
 			if (*packed_size > 0)
@@ -454,7 +530,8 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 				k = 0;
 
 	if (setops_gpu_usable(fname, a->n + b->n) &&
-		gpu_setop(fname, op, a, av, b, bv, out_keys, out_vals, NULL, 0, NULL, &k))
+		gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, av, b, bv, out_keys, out_vals, NULL, 0,
+				  NULL, &k))
 		return k;
 
 	/* a chunk holds at most PAIRS_CHUNK + 1 inputs (starred diagonals) */

@@ -261,6 +261,13 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
 		slot->unsorted_pos = -1;
 		return;
 	}
+	/* a key in both is an answer in any order, as on the GPU */
+	if (slot->count_mode == SETOPS_GPU_COUNT_OVERLAPS &&
+		setops_cpu_overlaps(slot->key_type, a, slot->na, b, slot->nb))
+	{
+		slot->out_count = 1;
+		return;
+	}
 	pos = setops_cpu_first_unsorted(slot->key_type, a, slot->na);
 	if (pos >= 0)
 	{
@@ -275,7 +282,11 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
 		slot->unsorted_pos = pos;
 		return;
 	}
-	if (slot->val_stride == 0)
+	if (slot->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+		slot->out_count = 0;	/* none found above, and both in order */
+	else if (slot->count_mode == SETOPS_GPU_COUNT_INTERSECT)
+		slot->out_count = setops_cpu_intersect_count(slot->key_type, a, slot->na, b, slot->nb);
+	else if (slot->val_stride == 0)
 	{
 		slot->out_count = setops_cpu_setop(slot->op, slot->key_type, a, slot->na, b, slot->nb,
 										   base + slot->off_out, NULL);
@@ -439,6 +450,7 @@ run_request(ServiceSlot *slot, int slot_index)
 		else
 			args.b = base + slot->off_b;
 		args.inputs_distinct = slot->inputs_distinct;
+		args.count_mode = slot->count_mode;
 		args.out_keys = base + slot->off_out;
 		if (slot->val_stride > 0)
 		{

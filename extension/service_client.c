@@ -487,7 +487,10 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
 	int64		na = a_end - ai,
 				nb = b_end - bi,
-				bound = setop_output_bound(args->op, na, nb);
+				/* a count brings back 8 bytes: no room for outputs */
+				room = args->count_mode ? 0 : setop_output_bound(args->op, na, nb),
+				bound = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 :
+				args->count_mode ? Min(na, nb) : room;
 	Size		a_bytes = a_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
 	Size		b_bytes = b_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
 	double		t0 = setops_now_ms();
@@ -507,6 +510,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	slot->na = na;
 	slot->nb = nb;
 	slot->inputs_distinct = args->inputs_distinct;
+	slot->count_mode = args->count_mode;
 	slot->val_stride = (int) vs;
 	slot->a_packed = args->a_packed != NULL;
 	slot->b_packed = args->b_packed != NULL;
@@ -517,9 +521,9 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	slot->off_av = slot->off_b + SERVICE_ALIGN(b_bytes);
 	slot->off_bv = slot->off_av + SERVICE_ALIGN(na * vs);
 	slot->off_out = slot->off_bv + SERVICE_ALIGN(nb * vs);
-	slot->off_outv = slot->off_out + SERVICE_ALIGN((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
-	if (slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
-		return does_not_fit(slot->off_outv + (bound + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
+	slot->off_outv = slot->off_out + SERVICE_ALIGN((room + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	if (slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
+		return does_not_fit(slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
 	/*
 	 * A packed result, when this chunk is the whole operation and the slot
 	 * holds the result's bound; else keys come back (the caller packs them).
@@ -569,7 +573,9 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		return SETOPS_GPU_ERROR;
 	}
 	t0 = setops_now_ms();
-	if (slot->want_packed && slot->out_packed_size > 0)
+	if (args->count_mode)
+		 /* the count is the answer */ ;
+	else if (slot->want_packed && slot->out_packed_size > 0)
 	{
 		if (slot->out_packed_size > args->out_packed_cap)
 		{
@@ -600,8 +606,9 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 {
 	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
-	/* inputs plus the output bound (at most both inputs), with slack */
-	int64		per_chunk = (int64) ((setops_service->slot_bytes - 64 * 1024) / (2 * (ks + vs)));
+	/* inputs plus the output bound (at most both inputs; none for a count) */
+	int64		per_chunk = (int64) ((setops_service->slot_bytes - 64 * 1024) /
+									 ((args->count_mode ? 1 : 2) * (ks + vs)));
 	bool		packed = args->a_packed || args->b_packed;
 	int64		ai = 0,
 				bi = 0,
@@ -647,6 +654,9 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 		k += n;
 		ai = a_end;
 		bi = b_end;
+		/* a key in both: the rest cannot change the answer */
+		if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS && k > 0)
+			break;
 		CHECK_FOR_INTERRUPTS();
 	}
 	args->out_count = k;

@@ -150,6 +150,21 @@ extern int64 setops_run_setop_pairs(const char *fname, SetopsOp op,
 									SetopsKeys *a, const SetopsValues *av,
 									SetopsKeys *b, const SetopsValues *bv,
 									void *out_keys, char *out_vals);
+/*
+ * Counts and predicates without building a result: the key-rank
+ * intersection count (every operation's count follows from it), whether
+ * some key is in both (stops at the first), whether b's multiset lies
+ * within a's.  Same input rules and errors as the operations.
+ */
+typedef enum SetopsCountKind
+{
+	SETOPS_COUNT_INTERSECT,
+	SETOPS_COUNT_OVERLAPS,
+	SETOPS_COUNT_CONTAINS
+} SetopsCountKind;
+
+extern int64 setops_run_count(const char *fname, SetopsCountKind kind,
+							  SetopsKeys *a, SetopsKeys *b);
 extern int64 setops_run_sort(const char *fname, SetopsKeyType type, void *keys,
 							 int64 n, bool distinct);
 extern bool setops_gpu_usable(const char *fname, int64 nelems);

@@ -80,6 +80,22 @@ extern void setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn);
  * (0-based); the outputs are then meaningless and the caller raises the
  * error.
  */
+/*
+ * Counts instead of results (count_mode of SetopsGpuSetopArgs; op must be
+ * SETOPS_OP_INTERSECT, nothing is written to the outputs):
+ *   COUNT_INTERSECT  out_count = the key-rank intersection count, from
+ *                    which every operation's count follows;
+ *   COUNT_OVERLAPS   out_count = 1 when some key is in both, else 0; may
+ *                    stop at the first common key.  A 1 is exact in any
+ *                    order; a 0 comes with the complete order check.
+ */
+typedef enum SetopsGpuCountMode
+{
+	SETOPS_GPU_COUNT_NONE = 0,
+	SETOPS_GPU_COUNT_INTERSECT = 1,
+	SETOPS_GPU_COUNT_OVERLAPS = 2
+} SetopsGpuCountMode;
+
 typedef struct SetopsGpuSetopArgs
 {
 	SetopsOp	op;
@@ -107,6 +123,7 @@ typedef struct SetopsGpuSetopArgs
 	const void *a_dev;
 	const void *b_dev;
 	int			inputs_distinct;	/* both known to hold no repeated key */
+	int			count_mode;		/* SetopsGpuCountMode: a count, no outputs */
 	void	   *out_keys;
 	/* pairs (a_vals NULL for keys only) */
 	const void *a_vals;

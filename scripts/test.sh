@@ -3,7 +3,8 @@
 #   1. C unit tests of the CPU engine (test/unit);
 #   2. pg_regress suites (sql/, expected/) and
 #   3. pgTAP property tests (test/pgtap) and
-#   4. every committed benchmark in its smoke mode (test/bench/smoke.sh:
+#   4. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh);
+#   5. every committed benchmark in its smoke mode (test/bench/smoke.sh:
 #      tiny sizes, one run, answers compared, timings not checked) inside
 #      PostgreSQL, once per setops.device mode: cpu and auto, and gpu where
 #      a GPU is usable; without a GPU, once more in gpu mode through the GPU
@@ -76,6 +77,7 @@ if [ -z "$modes" ]; then
 fi
 # shellcheck disable=SC2086
 run_modes "" $modes
+run_suite "upgrade 0.1 -> 0.2 against a fresh install" bash test/upgrade/check.sh
 
 # The GPU service (shared_preload_libraries) on a machine without a GPU:
 # it answers with the CPU engine (setops.service_emulate), so gpu mode

@@ -1,0 +1,184 @@
+-- 13_counts.sql: the counts, similarity and predicates of 0.2
+-- (array_{intersect,union,difference,symdiff}_count, array_jaccard,
+-- array_overlaps, array_contains, array_contained_by, and the packed
+-- operators && @> <@ & | - #) against the SQL reference (reference.psql:
+-- the key-rank definition, independent of the extension): every count is
+-- the length of the reference's result, overlaps is "the reference
+-- intersection is not empty", contains "it is all of b".  Every form: int8[],
+-- int4[] (where the keys fit), packed/packed, packed/array, array/packed.
+-- Random and adversarial inputs: long runs across tile boundaries, empty,
+-- all-equal, disjoint, the only common key first or last, one copy short,
+-- sizes at tile multiples +-1, skewed sizes around the 32x galloping ratio,
+-- extremes, and one case over 2^20 keys (the GPU under auto).
+--
+-- Mode-independent: run under any setops.device.
+BEGIN;
+\ir reference.psql
+
+CREATE TEMP TABLE cases (
+    id serial PRIMARY KEY,
+    label text NOT NULL,
+    a int8[] NOT NULL,
+    b int8[] NOT NULL
+);
+
+SELECT setseed(0.1313);
+
+INSERT INTO cases (label, a, b)
+SELECT format('random %s/%s, keys 0..%s', na, nb, r),
+       pg_temp.rand_sorted(na, 0, r), pg_temp.rand_sorted(nb, 0, r)
+FROM (VALUES (5, 50, 80), (20, 700, 500), (300, 3000, 2000), (100000, 4000, 4000),
+             (2000, 2500, 2500)) AS v(r, na, nb);
+INSERT INTO cases (label, a, b) VALUES
+    ('long runs vs long runs', pg_temp.rand_runs(6, 2000, 5000), pg_temp.rand_runs(6, 2000, 5000)),
+    ('long runs vs dup-heavy', pg_temp.rand_runs(4, 2000, 5000), pg_temp.rand_sorted(3000, 0, 20)),
+    ('all equal 3000 vs 2500', array_fill(7::int8, ARRAY[3000]), array_fill(7::int8, ARRAY[2500])),
+    ('all equal, different keys', array_fill(3::int8, ARRAY[2000]), array_fill(4::int8, ARRAY[2000])),
+    ('disjoint, a below b', pg_temp.rand_sorted(1000, 0, 499), pg_temp.rand_sorted(1000, 500, 999)),
+    ('evens and odds', ARRAY(SELECT 2 * g FROM generate_series(1, 3000) g)::int8[],
+                       ARRAY(SELECT 2 * g + 1 FROM generate_series(1, 2500) g)::int8[]),
+    ('only the first key common', ARRAY(SELECT 2 * g FROM generate_series(1, 3000) g)::int8[],
+                       '{2}'::int8[] || ARRAY(SELECT 2 * g + 1 FROM generate_series(1, 2500) g)::int8[]),
+    ('only the last key common', ARRAY(SELECT 2 * g FROM generate_series(1, 3000) g)::int8[],
+                       ARRAY(SELECT 2 * g + 1 FROM generate_series(1, 2500) g)::int8[] || '{6000}'::int8[]),
+    ('empty vs random', '{}', pg_temp.rand_sorted(100, 0, 30)),
+    ('both empty', '{}', '{}'),
+    ('single equal', '{5}', '{5}'),
+    ('single vs dup-heavy', '{5}', pg_temp.rand_sorted(2000, 0, 10));
+-- containment: b drawn from a (within), and b one copy over a on one key
+INSERT INTO cases (label, a, b)
+SELECT 'b a sample of a', a, ARRAY(SELECT k FROM unnest(a) WITH ORDINALITY t(k, o)
+                                    WHERE o % 3 = 1 ORDER BY o)
+FROM (SELECT pg_temp.rand_sorted(5000, 0, 900) AS a) s;
+INSERT INTO cases (label, a, b)
+SELECT 'b = a plus one copy of its middle key', a,
+       a[1:2500] || a[2500:5000]
+FROM (SELECT pg_temp.rand_sorted(5000, 0, 900) AS a) s;
+INSERT INTO cases (label, a, b)
+SELECT 'identical', a, a FROM (SELECT pg_temp.rand_runs(5, 1000, 3000) AS a) s;
+-- sizes at tile multiples +-1
+INSERT INTO cases (label, a, b)
+SELECT format('boundary sizes %s/%s', na, nb), pg_temp.rand_sorted(na, 0, r), pg_temp.rand_sorted(nb, 0, r)
+FROM (VALUES (1023, 1025, 300), (1024, 1024, 4000), (1407, 1409, 500), (2816, 2817, 900),
+             (2817, 2815, 20000)) AS v(na, nb, r);
+-- skewed around the 32x galloping ratio
+INSERT INTO cases (label, a, b)
+SELECT format('skewed %s vs %s', na, nb), pg_temp.rand_sorted(na, 0, 2000), pg_temp.rand_sorted(nb, 0, 2000)
+FROM (VALUES (100, 3199), (100, 3200), (100, 3201), (3, 20000), (20000, 40)) AS v(na, nb);
+-- extremes
+INSERT INTO cases (label, a, b)
+SELECT format('int%s extremes %s/%s', bits / 8, na, nb), pg_temp.rand_extreme(na, bits),
+       pg_temp.rand_extreme(nb, bits)
+FROM (VALUES (32, 1000, 1200), (32, 7, 3000), (64, 3000, 2000), (64, 2000, 7)) AS v(bits, na, nb);
+-- over 2^20 keys in all
+INSERT INTO cases (label, a, b) VALUES
+    ('huge 600000 vs 500000', pg_temp.rand_sorted(600000, 0, 200000), pg_temp.rand_sorted(500000, 0, 200000));
+
+-- every case both ways round
+INSERT INTO cases (label, a, b) SELECT label || ' (swapped)', b, a FROM cases ORDER BY id;
+
+-- what each function must answer, from the reference
+CREATE TEMP TABLE expect AS
+SELECT c.id,
+       format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+              cardinality(r.i), cardinality(r.u), cardinality(r.d), cardinality(r.s),
+              CASE WHEN cardinality(r.u) = 0 THEN 1 ELSE cardinality(r.i)::float8 / cardinality(r.u) END,
+              cardinality(r.i) > 0, cardinality(r.i) = cardinality(c.b),
+              cardinality(r.i) = cardinality(c.a)) AS want,
+       (SELECT coalesce(bool_and(k BETWEEN -2147483648 AND 2147483647), true)
+        FROM unnest(c.a || c.b) k) AS fits4
+FROM cases c, pg_temp.ref_setops(c.a, c.b) r;
+
+SELECT plan(4 + 9 * 70);
+
+SELECT is((SELECT count(*) FROM cases), 70::bigint, 'number of cases');
+SELECT is((SELECT count(*) FROM expect WHERE NOT fits4), 4::bigint, 'cases with int8-only keys');
+SELECT is(array_intersect_count('{1,1,2,3}'::int4[], '{1,1,1,3,4}'), 3::int8, 'literal count');
+SELECT is(array_jaccard('{}'::int8[], '{}'), 1::float8, 'two empty inputs: similarity 1');
+
+-- int8[] and, where the keys fit, int4[] arrays
+SELECT is(format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(c.a, c.b), array_union_count(c.a, c.b),
+                 array_difference_count(c.a, c.b), array_symdiff_count(c.a, c.b),
+                 array_jaccard(c.a, c.b), array_overlaps(c.a, c.b), array_contains(c.a, c.b),
+                 array_contained_by(c.a, c.b)), e.want, 'int8[] ' || c.label)
+FROM cases c JOIN expect e USING (id) ORDER BY id;
+SELECT is(CASE WHEN e.fits4 THEN
+          format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(c.a::int4[], c.b::int4[]), array_union_count(c.a::int4[], c.b::int4[]),
+                 array_difference_count(c.a::int4[], c.b::int4[]), array_symdiff_count(c.a::int4[], c.b::int4[]),
+                 array_jaccard(c.a::int4[], c.b::int4[]), array_overlaps(c.a::int4[], c.b::int4[]),
+                 array_contains(c.a::int4[], c.b::int4[]), array_contained_by(c.a::int4[], c.b::int4[]))
+          ELSE e.want END, e.want, 'int4[] ' || c.label)
+FROM cases c JOIN expect e USING (id) ORDER BY id;
+
+-- packed forms (int8; int4 where the keys fit), and a packed value with an array
+SELECT is(format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(p.a, p.b), array_union_count(p.a, p.b),
+                 array_difference_count(p.a, p.b), array_symdiff_count(p.a, p.b),
+                 array_jaccard(p.a, p.b), array_overlaps(p.a, p.b), array_contains(p.a, p.b),
+                 array_contained_by(p.a, p.b)), e.want, 'packed_int8 ' || c.label)
+FROM cases c JOIN expect e USING (id),
+     LATERAL (SELECT c.a::packed_int8 AS a, c.b::packed_int8 AS b) p ORDER BY id;
+SELECT is(format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(c.a::packed_int8, c.b), array_union_count(c.a, c.b::packed_int8),
+                 array_difference_count(c.a::packed_int8, c.b), array_symdiff_count(c.a, c.b::packed_int8),
+                 array_jaccard(c.a::packed_int8, c.b), array_overlaps(c.a, c.b::packed_int8),
+                 array_contains(c.a::packed_int8, c.b), array_contained_by(c.a, c.b::packed_int8)),
+          e.want, 'packed_int8 with int8[] ' || c.label)
+FROM cases c JOIN expect e USING (id) ORDER BY id;
+SELECT is(CASE WHEN e.fits4 THEN
+          format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(p.a, p.b), array_union_count(p.a, c.b::int4[]),
+                 array_difference_count(c.a::int4[], p.b), array_symdiff_count(p.a, p.b),
+                 array_jaccard(p.a, p.b), array_overlaps(p.a, p.b), array_contains(p.a, p.b),
+                 array_contained_by(p.a, p.b))
+          ELSE e.want END, e.want, 'packed_int4 ' || c.label)
+FROM cases c JOIN expect e USING (id),
+     LATERAL (SELECT CASE WHEN e.fits4 THEN c.a::int4[]::packed_int4 END AS a,
+                     CASE WHEN e.fits4 THEN c.b::int4[]::packed_int4 END AS b) p ORDER BY id;
+
+-- the packed operators: predicates as the functions, & | - # as the
+-- operations (their counts, and the keys equal to the arrays' operations)
+SELECT is(format('ov=%s ab=%s ba=%s i=%s u=%s d=%s s=%s',
+                 p.a && p.b, p.a @> p.b, p.a <@ p.b,
+                 cardinality(p.a & p.b), cardinality(p.a | p.b), cardinality(p.a - p.b),
+                 cardinality(p.a # p.b)),
+          format('ov=%s ab=%s ba=%s i=%s u=%s d=%s s=%s',
+                 array_overlaps(c.a, c.b), array_contains(c.a, c.b), array_contained_by(c.a, c.b),
+                 array_intersect_count(c.a, c.b), array_union_count(c.a, c.b),
+                 array_difference_count(c.a, c.b), array_symdiff_count(c.a, c.b)),
+          'packed_int8 operators ' || c.label)
+FROM cases c, LATERAL (SELECT c.a::packed_int8 AS a, c.b::packed_int8 AS b) p ORDER BY id;
+SELECT ok((p.a & p.b)::int8[] = array_intersect_gpu(c.a, c.b) AND
+          (p.a | p.b)::int8[] = array_union_gpu(c.a, c.b) AND
+          (p.a - p.b)::int8[] = array_difference_gpu(c.a, c.b) AND
+          (p.a # p.b)::int8[] = array_symdiff_gpu(c.a, c.b),
+          'packed_int8 & | - # keys ' || c.label)
+FROM cases c, LATERAL (SELECT c.a::packed_int8 AS a, c.b::packed_int8 AS b) p ORDER BY id;
+SELECT is(CASE WHEN e.fits4 THEN
+          format('ov=%s ab=%s ba=%s i=%s u=%s d=%s s=%s',
+                 p.a && p.b, p.a @> p.b, p.a <@ p.b,
+                 cardinality(p.a & p.b), cardinality(p.a | p.b), cardinality(p.a - p.b),
+                 cardinality(p.a # p.b)) END,
+          CASE WHEN e.fits4 THEN
+          format('ov=%s ab=%s ba=%s i=%s u=%s d=%s s=%s',
+                 array_overlaps(c.a, c.b), array_contains(c.a, c.b), array_contained_by(c.a, c.b),
+                 array_intersect_count(c.a, c.b), array_union_count(c.a, c.b),
+                 array_difference_count(c.a, c.b), array_symdiff_count(c.a, c.b)) END,
+          'packed_int4 operators ' || c.label)
+FROM cases c JOIN expect e USING (id),
+     LATERAL (SELECT CASE WHEN e.fits4 THEN c.a::int4[]::packed_int4 END AS a,
+                     CASE WHEN e.fits4 THEN c.b::int4[]::packed_int4 END AS b) p ORDER BY id;
+SELECT ok(CASE WHEN e.fits4 THEN
+          (p.a & p.b)::int4[] = array_intersect_gpu(c.a, c.b)::int4[] AND
+          (p.a | p.b)::int4[] = array_union_gpu(c.a, c.b)::int4[] AND
+          (p.a - p.b)::int4[] = array_difference_gpu(c.a, c.b)::int4[] AND
+          (p.a # p.b)::int4[] = array_symdiff_gpu(c.a, c.b)::int4[] ELSE true END,
+          'packed_int4 & | - # keys ' || c.label)
+FROM cases c JOIN expect e USING (id),
+     LATERAL (SELECT CASE WHEN e.fits4 THEN c.a::int4[]::packed_int4 END AS a,
+                     CASE WHEN e.fits4 THEN c.b::int4[]::packed_int4 END AS b) p ORDER BY id;
+
+SELECT * FROM finish();
+ROLLBACK;
