@@ -13,7 +13,8 @@
 #            test/gpu/device_run.sh).
 #   DEVICE   cpu, auto or gpu: the SQL benchmarks against the running
 #            cluster (PGHOST etc. set), their measured side on DEVICE
-#            (SETOPS_BENCH_DEVICE): cache_bench.sh, batch_bench.sh (window
+#            (SETOPS_BENCH_DEVICE): cache_bench.sh, count_bench.sh,
+#            batch_bench.sh (window
 #            and agg), agg_stream_ab.sh, service_abandon.sh,
 #            service_pgbench.sh and the four functions of sql_bench.sql.
 #            Aggregates stream from their first row
@@ -75,6 +76,7 @@ psql -XAtq -c 'CREATE EXTENSION setops' -c 'CREATE EXTENSION intarray' >/dev/nul
 
 if [ "$what" = cpu ]; then devices="{cpu}"; else devices="{cpu,$what}"; fi
 bench cache_bench bash test/bench/cache_bench.sh 1 20000 3
+bench count_bench bash test/bench/count_bench.sh 1 20000 3 2000
 bench batch_bench env BATCH_BENCH_AGG_SHAPES="20 500;200 10;3 5000" \
 	bash test/bench/batch_bench.sh 1 2000 1
 bench agg_stream_ab bash test/bench/agg_stream_ab.sh 1 50 2000

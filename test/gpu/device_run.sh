@@ -50,6 +50,10 @@
 #              GPU, against the CPU engine; the cache's devices
 #   cachebench a repeated query over stored 16M-key arrays: the device cache
 #              cold and warm against intarray, the CPU engine, no cache
+#   countbench the 0.2 counts: 16M + 16M int4 count against building the
+#              array and intarray, in variables and stored (device cache),
+#              overlaps stopping early, GIN @> lookups on 1M rows against
+#              intarray's gin__int_ops (test/bench/count_bench.sh)
 #   benchsmoke every SQL benchmark tiny, once, in gpu and auto mode
 #              (test/bench/smoke.sh, as CI runs it on the emulated service)
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
@@ -146,6 +150,10 @@ for s in "$@"; do
 		cachebench)
 			pg_start || { status=1; continue; }
 			step cachebench bash test/bench/cache_bench.sh 7 16000000 4
+			;;
+		countbench)
+			pg_start || { status=1; continue; }
+			step countbench bash test/bench/count_bench.sh 7 16000000 4 1000000
 			;;
 		benchsmoke)
 			pg_start || { status=1; continue; }
