@@ -359,6 +359,7 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 {
 	int64		r;
 	double		t0;
+	void	   *scratch;
 
 	setops_keys_materialize(a, fname);
 	setops_keys_materialize(b, fname);
@@ -378,7 +379,9 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 			break;
 		default:
 			setops_require_sorted2(fname, a, b);
-			r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n);
+			scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * setops_key_size(a->type));
+			r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n, scratch);
+			pfree(scratch);
 			break;
 	}
 	setops_last.cpu_ms = setops_now_ms() - t0;

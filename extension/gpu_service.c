@@ -285,7 +285,13 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
 	if (slot->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
 		slot->out_count = 0;	/* none found above, and both in order */
 	else if (slot->count_mode == SETOPS_GPU_COUNT_INTERSECT)
-		slot->out_count = setops_cpu_intersect_count(slot->key_type, a, slot->na, b, slot->nb);
+	{
+		void	   *scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * ks);
+
+		slot->out_count = setops_cpu_intersect_count(slot->key_type, a, slot->na, b, slot->nb,
+													 scratch);
+		pfree(scratch);
+	}
 	else if (slot->val_stride == 0)
 	{
 		slot->out_count = setops_cpu_setop(slot->op, slot->key_type, a, slot->na, b, slot->nb,

@@ -4,8 +4,9 @@
  *	  included by setop_engine.c after setop_kernels.h, once per key type,
  *	  with KEY and SFX defined (it uses that file's gallop).
  *
- *   intersect count  the key-rank count sum(min(ca, cb)); every other
- *                    count follows from it (setop_count_from_intersect);
+ *   intersect count  the key-rank count sum(min(ca, cb)), by galloping for
+ *                    skewed sizes, else by the operations' chunks; every
+ *                    other count follows from it (setop_count_from_intersect);
  *   overlaps         some key in both: leapfrog galloping, stops at the
  *                    first common key;
  *   contains         b's multiset within a's: b's runs found in a by
@@ -20,28 +21,44 @@
 /* Between interrupt checks: runs visited by the galloping loops. */
 #define COUNT_RUNS_PER_CHECK 65536
 
-/* Branch-free: one compare per key-rank slot, no stores at all. */
+/*
+ * Chunks of the merged sequence, each ending on a Balanced Path split, run
+ * by the operations' own chunk code (SIMD windows, four merge streams) into
+ * the caller's scratch buffer, which stays in cache: storing the matches
+ * there costs less than a store-free loop that gives up those paths.  The
+ * chunks are large enough that their splits (searches over the whole
+ * inputs, cache misses each) cost little per element.
+ */
+#define COUNT_CHUNKS_PER_CHECK 16
+
 static int64_t
-F(count_merge) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+F(count_chunked) (const KEY *a, int64_t na, const KEY *b, int64_t nb, KEY *scratch)
 {
-	int64_t		i = 0,
-				j = 0,
-				k = 0;
+	int64_t		ai = 0,
+				bi = 0,
+				d = 0,
+				k = 0,
+				chunks = 0;
 
-	while (i < na && j < nb)
+	while (ai < na || bi < nb)
 	{
-		int64_t		stop = i + j + chunk_size;
+		int64_t		a_end,
+					b_end;
 
-		while (i < na && j < nb && i + j < stop)
+		d += SETOPS_CPU_COUNT_CHUNK;
+		if (d >= na + nb)
 		{
-			KEY			x = a[i],
-						y = b[j];
-
-			k += (x == y);
-			i += (x <= y);
-			j += (y <= x);
+			a_end = na;
+			b_end = nb;
 		}
-		setops_cpu_check_interrupts();
+		else
+			F(setops_cpu_split) (SETOPS_OP_INTERSECT, a, na, b, nb, d, &a_end, &b_end);
+		k += F(run_chunk) (SETOPS_OP_INTERSECT, a + ai, a_end - ai, b + bi, b_end - bi,
+						   scratch, NULL, 0, 0);
+		ai = a_end;
+		bi = b_end;
+		if (++chunks % COUNT_CHUNKS_PER_CHECK == 0)
+			setops_cpu_check_interrupts();
 	}
 	return k;
 }
@@ -76,7 +93,7 @@ F(count_gallop) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 }
 
 int64_t
-F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t nb, KEY *scratch)
 {
 	SetopsCpuPath path = forced_path;
 	int64_t		lo = na < nb ? na : nb,
@@ -84,13 +101,14 @@ F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t n
 
 	if (lo == 0)
 		return 0;
-	if (path != SETOPS_PATH_MERGE && path != SETOPS_PATH_GALLOP)
-		/* as the operations choose: sizes far apart, or ranges apart */
-		path = (hi / lo >= SETOPS_CPU_GALLOP_RATIO || a[na - 1] < b[0] || b[nb - 1] < a[0]) ?
-			SETOPS_PATH_GALLOP : SETOPS_PATH_MERGE;
+	/* galloping as the operations choose it: sizes far apart, or ranges
+	 * apart; any other path is the chunks' own choice */
+	if (path == SETOPS_PATH_AUTO &&
+		(hi / lo >= SETOPS_CPU_GALLOP_RATIO || a[na - 1] < b[0] || b[nb - 1] < a[0]))
+		path = SETOPS_PATH_GALLOP;
 	if (path == SETOPS_PATH_GALLOP)
 		return F(count_gallop) (a, na, b, nb);
-	return F(count_merge) (a, na, b, nb);
+	return F(count_chunked) (a, na, b, nb, scratch);
 }
 
 /*
@@ -150,6 +168,7 @@ F(setops_cpu_contains) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 }
 
 #undef COUNT_RUNS_PER_CHECK
+#undef COUNT_CHUNKS_PER_CHECK
 #undef F
 #undef SETOPS_CAT
 #undef SETOPS_CAT2

@@ -82,12 +82,17 @@ extern void setops_cpu_split_i64(SetopsOp op, const int64_t *a, int64_t na,
  * stopping at the first that does not.  Inputs must be sorted: a caller
  * that has not checked may still trust overlaps' 1 (a key found in both
  * is in both, in any order), nothing else.  Skewed sizes gallop, as the
- * operations do.
+ * operations do.  intersect_count's scratch holds SETOPS_CPU_COUNT_SCRATCH
+ * keys.
  */
+#define SETOPS_CPU_COUNT_CHUNK (64 * 1024)	/* elements of both sides */
+/* scratch for intersect_count: keys (an intersection chunk outputs at most
+ * half its elements, one more on a starred diagonal) */
+#define SETOPS_CPU_COUNT_SCRATCH (SETOPS_CPU_COUNT_CHUNK / 2 + 1 + SETOPS_CPU_OUTPUT_SLACK)
 extern int64_t setops_cpu_intersect_count_i32(const int32_t *a, int64_t na,
-											  const int32_t *b, int64_t nb);
+											  const int32_t *b, int64_t nb, int32_t *scratch);
 extern int64_t setops_cpu_intersect_count_i64(const int64_t *a, int64_t na,
-											  const int64_t *b, int64_t nb);
+											  const int64_t *b, int64_t nb, int64_t *scratch);
 extern int	setops_cpu_overlaps_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb);
 extern int	setops_cpu_overlaps_i64(const int64_t *a, int64_t na, const int64_t *b, int64_t nb);
 extern int	setops_cpu_contains_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb);
@@ -126,11 +131,13 @@ setops_cpu_setop(SetopsOp op, SetopsKeyType type, const void *a, int64_t na,
 
 static inline int64_t
 setops_cpu_intersect_count(SetopsKeyType type, const void *a, int64_t na,
-						   const void *b, int64_t nb)
+						   const void *b, int64_t nb, void *scratch)
 {
 	if (type == SETOPS_KEY_INT64)
-		return setops_cpu_intersect_count_i64((const int64_t *) a, na, (const int64_t *) b, nb);
-	return setops_cpu_intersect_count_i32((const int32_t *) a, na, (const int32_t *) b, nb);
+		return setops_cpu_intersect_count_i64((const int64_t *) a, na, (const int64_t *) b, nb,
+											  (int64_t *) scratch);
+	return setops_cpu_intersect_count_i32((const int32_t *) a, na, (const int32_t *) b, nb,
+										  (int32_t *) scratch);
 }
 
 static inline int

@@ -61,8 +61,8 @@ DECLARE
     f text;
 BEGIN
     -- the first keys match, nothing else need be read
-    first_a := array_prepend(-1, a);
-    first_b := array_prepend(-1, b);
+    first_a := '{-1}'::int4[] || a;
+    first_b := '{-1}'::int4[] || b;
     FOREACH dev IN ARRAY ARRAY['cpu', current_setting('bench.dev')] LOOP
         PERFORM set_config('setops.device', dev, true);
         FOREACH f IN ARRAY ARRAY['count', 'build', 'intarray', 'overlaps, first keys match',

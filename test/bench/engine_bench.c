@@ -166,6 +166,45 @@ main(int argc, char **argv)
 		free(want);
 	}
 
+	/* the intersection count against building the intersection */
+	for (d = 0; d < 4; d++)
+	{
+		int32_t    *a = densities[d] > 0 ? sorted_keys(n, n * densities[d]) : distinct_keys(n, -densities[d]);
+		int32_t    *b = densities[d] > 0 ? sorted_keys(n, n * densities[d]) : distinct_keys(n, -densities[d]);
+		int32_t    *out = malloc((n + SETOPS_CPU_COUNT_SCRATCH) * sizeof(int32_t));
+		double		t[32];
+		int64_t		c = 0;
+		int			r;
+
+		want = malloc((n + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int32_t));
+		want_n = -1;
+		for (r = 0; r < runs; r++)
+		{
+			double		t0 = now_ms();
+
+			c = setops_cpu_intersect_count_i32(a, n, b, n, out);
+			t[r] = now_ms() - t0;
+		}
+		qsort(t, runs, sizeof(double), cmp_double);
+		{
+			double		tb = time_setop(SETOPS_OP_INTERSECT, SETOPS_PATH_AUTO, SETOPS_SIMD_AVX2,
+										a, n, b, n, out, runs);
+
+			printf("count      %-8s count %.2f ms, build %.2f ms (%.1fx)\n",
+				   densities[d] == 1 ? "n" : densities[d] == 2 ? "2n" :
+				   densities[d] == 8 ? "8n" : "distinct", t[runs / 2], tb, tb / t[runs / 2]);
+			if (c != want_n)
+			{
+				printf("DIFFERENT: count %" PRId64 ", built %" PRId64 "\n", c, want_n);
+				failures++;
+			}
+		}
+		free(a);
+		free(b);
+		free(out);
+		free(want);
+	}
+
 	/* skewed: 1K against n, galloping versus merging */
 	{
 		int32_t    *a = sorted_keys(1000, 8 * n);

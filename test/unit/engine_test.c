@@ -166,6 +166,7 @@ count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 	KEY		   *ref = malloc(cap * sizeof(KEY));								\
 	int64_t    *ref_pos = malloc(cap * sizeof(int64_t));						\
 	int64_t		want[SETOPS_OP_COUNT];											\
+	KEY		   *scratch = malloc(SETOPS_CPU_COUNT_SCRATCH * sizeof(KEY));		\
 	int			path, op;														\
 																				\
 	for (op = 0; op < SETOPS_OP_COUNT; op++)									\
@@ -175,7 +176,7 @@ count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 		int64_t		i;															\
 		int			ov, ca, cb;													\
 		setops_cpu_force_path((SetopsCpuPath) path);							\
-		i = setops_cpu_intersect_count_##SFX(a, na, b, nb);						\
+		i = setops_cpu_intersect_count_##SFX(a, na, b, nb, scratch);			\
 		ov = setops_cpu_overlaps_##SFX(a, na, b, nb);							\
 		ca = setops_cpu_contains_##SFX(a, na, b, nb);							\
 		cb = setops_cpu_contains_##SFX(b, nb, a, na);							\
@@ -192,7 +193,7 @@ count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 		CHECK(cb == (want[SETOPS_OP_INTERSECT] == na), "contains(b, a) %s path=%s: %d",	\
 			  what, path_names[path], cb);										\
 	}																			\
-	free(ref); free(ref_pos);													\
+	free(ref); free(ref_pos); free(scratch);									\
 }
 
 DEFINE_COUNT_CASE(i32, int32_t)
