@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test suite of setops and exits non-zero on any failure:
-#   1. C unit tests of the CPU engine (test/unit);
-#   2. pg_regress suites (sql/, expected/) and
-#   3. pgTAP property tests (test/pgtap) and
-#   4. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh);
-#   5. every committed benchmark in its smoke mode (test/bench/smoke.sh:
-#      tiny sizes, one run, answers compared, timings not checked) inside
-#      PostgreSQL, once per setops.device mode: cpu and auto, and gpu where
-#      a GPU is usable; without a GPU, once more in gpu mode through the GPU
-#      service answering with the CPU engine (setops.service_emulate).
-#      The benchmarks outside PostgreSQL run once.
+#   1. C unit tests of the CPU engine (test/unit), and the benchmarks
+#      outside PostgreSQL in their smoke mode;
+#   2. inside PostgreSQL, once per setops.device mode (cpu and auto, and gpu
+#      where a GPU is usable; without a GPU, once more in gpu mode through
+#      the GPU service answering with the CPU engine, setops.service_emulate):
+#      the pg_regress suites (sql/, expected/), the pgTAP property tests
+#      (test/pgtap) and every committed benchmark in its smoke mode
+#      (test/bench/smoke.sh: tiny sizes, one run, answers compared, timings
+#      not checked);
+#   3. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh).
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
