@@ -114,6 +114,12 @@ typedef struct SetopLaunch
 	SetopsOp	op;
 	SetopsKeyType key_type;
 	bool		duplicates;		/* false: both inputs hold no repeated key */
+	/*
+	 * A SetopsGpuCountMode (op INTERSECT, no values): only the count
+	 * (count_kernel.cu), out not written; inputs_sorted as the API's
+	 */
+	int			count_mode;
+	bool		inputs_sorted;
 	const void *a;
 	int			na;
 	const void *b;
@@ -140,8 +146,32 @@ typedef struct SetopResults
 
 size_t		setop_scratch_bytes(SetopsKeyType key_type, int na, int nb);
 SetopResults *setop_results(void *scratch);
-/* Enqueue the whole operation on stream: reset scratch, partition, tiles. */
+/*
+ * Enqueue the whole operation on stream: reset scratch, partition, tiles
+ * (a count: count_enqueue).
+ */
 cudaError_t setop_enqueue(const SetopLaunch *l, cudaStream_t stream);
+
+/* ---- count_kernel.cu: counts without outputs ---- */
+
+/*
+ * Scratch a count needs (at most setop_scratch_bytes), and the count's
+ * launch: setop_results(scratch)->total gets the key-rank intersection
+ * count (COUNT_OVERLAPS: a positive count, or 0, the launch stopping once
+ * a tile found a key in both; COUNT_CONTAINS: the tiles where b has a key
+ * a lacks, or a positive count after an early stop), ->unsorted the order
+ * flags.
+ */
+size_t		count_scratch_bytes(SetopsKeyType key_type, int na, int nb);
+
+/* The most results->total a count of na x nb keys can hold. */
+static inline int64_t
+count_bound(int count_mode, int64_t na, int64_t nb)
+{
+	return count_mode == SETOPS_GPU_COUNT_CONTAINS ? nb : (na < nb ? na : nb);
+}
+
+cudaError_t count_enqueue(const SetopLaunch *l, cudaStream_t stream);
 
 /* ---- batch_kernel.cu: segmented launches over many pairs ---- */
 

@@ -55,7 +55,10 @@ part_compute(PartJob *job, GpuPool **pool_out, SetopLaunch *l, char *errbuf, siz
 	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
 	int			na = (int) (job->a_end - job->ai),
 				nb = (int) (job->b_end - job->bi);
-	int64_t		bound = setop_output_bound(args->op, na, nb);
+	/* a count writes no outputs: room for none, a bound on the count */
+	bool		counting = args->count_mode != SETOPS_GPU_COUNT_NONE;
+	int64_t		bound = counting ? 0 : setop_output_bound(args->op, na, nb),
+				most = counting ? count_bound(args->count_mode, na, nb) : bound;
 	size_t		off_b = GPU_ALIGN(na * ks),
 				off_out = off_b + GPU_ALIGN(nb * ks),
 				off_scratch = off_out + GPU_ALIGN(bound * ks),
@@ -76,6 +79,8 @@ part_compute(PartJob *job, GpuPool **pool_out, SetopLaunch *l, char *errbuf, siz
 	l->op = args->op;
 	l->key_type = args->key_type;
 	l->duplicates = !args->inputs_distinct;
+	l->count_mode = args->count_mode;
+	l->inputs_sorted = args->inputs_sorted != 0;
 	l->a = pool->dev;
 	l->na = na;
 	l->b = pool->dev + off_b;
@@ -104,13 +109,16 @@ part_compute(PartJob *job, GpuPool **pool_out, SetopLaunch *l, char *errbuf, siz
 	}
 	job->ms_upload = gpu_host_ms() - t0 - job->ms_kernel;
 	job->flags = res.unsorted;
-	if (!res.unsorted && (res.total < 0 || res.total > bound))
+	/* overlaps counts only tiles in order: its count holds even then */
+	if (res.unsorted && args->count_mode != SETOPS_GPU_COUNT_OVERLAPS)
+		return SETOPS_GPU_OK;
+	if (res.total < 0 || res.total > most)
 	{
 		snprintf(errbuf, errlen, "internal error: %d outputs from a bound of %lld",
-				 res.total, (long long) bound);
+				 res.total, (long long) most);
 		return SETOPS_GPU_ERROR;
 	}
-	job->count = res.unsorted ? 0 : res.total;
+	job->count = res.total;
 	return SETOPS_GPU_OK;
 }
 
@@ -133,7 +141,7 @@ part_download(void *arg)
 	double		t0 = gpu_host_ms();
 	cudaError_t err;
 
-	if (job->count == 0)
+	if (job->count == 0 || job->args->count_mode != SETOPS_GPU_COUNT_NONE)
 		return NULL;
 	err = gpu_set_device(job->device);
 	gpu_pool_select(GPU_SPLIT_POOL + job->part);
@@ -286,6 +294,12 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 	}
 	if (status != SETOPS_GPU_OK)
 		return status;
+	/* a key in both answers overlaps whatever the order elsewhere */
+	if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS && k > 0)
+	{
+		args->out_count = 1;
+		return SETOPS_GPU_OK;
+	}
 	if (flags)
 		return gpu_report_disorder(args, flags, errbuf, errlen);
 	args->out_count = k;

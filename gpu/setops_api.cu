@@ -125,7 +125,10 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
 	int			na = (int) (a_end - ai);
 	int			nb = (int) (b_end - bi);
-	int64_t		bound = setop_output_bound(args->op, na, nb);
+	/* a count writes no outputs: room for none, a bound on the count */
+	bool		counting = args->count_mode != SETOPS_GPU_COUNT_NONE;
+	int64_t		bound = counting ? 0 : setop_output_bound(args->op, na, nb);
+	int64_t		most = counting ? count_bound(args->count_mode, na, nb) : bound;
 	/* keys already on the device take no room */
 	size_t		off_b = GPU_ALIGN(args->a_dev ? 0 : na * ks);
 	size_t		off_out = off_b + GPU_ALIGN(args->b_dev ? 0 : nb * ks);
@@ -157,6 +160,8 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	l.op = args->op;
 	l.key_type = args->key_type;
 	l.duplicates = !args->inputs_distinct;
+	l.count_mode = args->count_mode;
+	l.inputs_sorted = args->inputs_sorted != 0;
 	l.a = args->a_dev ? (const char *) args->a_dev + ai * ks : pool->dev;
 	l.na = na;
 	l.b = args->b_dev ? (const char *) args->b_dev + bi * ks : pool->dev + off_b;
@@ -211,16 +216,20 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	res = *(SetopResults *) pool->pinned;
 	*flags = res.unsorted;
 	*n = 0;
-	if (res.unsorted)
-		return SETOPS_GPU_OK;	/* outputs are meaningless: the caller reports */
-	if (res.total < 0 || res.total > bound)
+	/* outputs are meaningless: the caller reports (but a key found in both
+	 * is an answer to overlaps in any order) */
+	if (res.unsorted && args->count_mode != SETOPS_GPU_COUNT_OVERLAPS)
+		return SETOPS_GPU_OK;
+	if (res.total < 0 || res.total > most)
 	{
 		snprintf(errbuf, errlen, "internal error: %d outputs from a bound of %lld",
-				 res.total, (long long) bound);
+				 res.total, (long long) most);
 		return SETOPS_GPU_ERROR;
 	}
 	*n = res.total;
-	if (packed_out)
+	if (counting)
+		t_down = gpu_host_ms();	/* the count is the answer */
+	else if (packed_out)
 	{
 		size_t		size;
 
@@ -327,6 +336,12 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "internal error: a packed result with values");
 		return SETOPS_GPU_ERROR;
 	}
+	if (args->count_mode != SETOPS_GPU_COUNT_NONE &&
+		(args->op != SETOPS_OP_INTERSECT || args->a_vals || args->out_packed))
+	{
+		snprintf(errbuf, errlen, "internal error: a count of another operation, with values or packed");
+		return SETOPS_GPU_ERROR;
+	}
 
 	/* (a packed result of empty inputs is still a value: one empty chunk) */
 	while (ai < args->na || bi < args->nb || (args->out_packed && d == 0))
@@ -366,7 +381,19 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		status = run_chunk(args, ai, a_end, bi, b_end, k, &n, &chunk_flags, errbuf, errlen);
 		if (status != SETOPS_GPU_OK)
 			return status;
+		/* a key in both: the rest cannot change the answer */
+		if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS && n > 0)
+		{
+			args->out_count = 1;
+			return SETOPS_GPU_OK;
+		}
 		flags |= chunk_flags;
+		/* b not within a, and no order break can be hiding in the rest */
+		if (args->count_mode == SETOPS_GPU_COUNT_CONTAINS && n > 0 && args->inputs_sorted && !flags)
+		{
+			args->out_count = n;
+			return SETOPS_GPU_OK;
+		}
 		if (flags)
 			break;
 		k += n;

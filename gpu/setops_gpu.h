@@ -88,12 +88,18 @@ extern void setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn);
  *   COUNT_OVERLAPS   out_count = 1 when some key is in both, else 0; may
  *                    stop at the first common key.  A 1 is exact in any
  *                    order; a 0 comes with the complete order check.
+ *   COUNT_CONTAINS   out_count = 0 when b's multiset lies within a's, else
+ *                    positive (parts where b has a copy a lacks, adding
+ *                    up over parts); stops at the first such part when
+ *                    inputs_sorted says both are known to be in order,
+ *                    else reads everything and checks the order.
  */
 typedef enum SetopsGpuCountMode
 {
 	SETOPS_GPU_COUNT_NONE = 0,
 	SETOPS_GPU_COUNT_INTERSECT = 1,
-	SETOPS_GPU_COUNT_OVERLAPS = 2
+	SETOPS_GPU_COUNT_OVERLAPS = 2,
+	SETOPS_GPU_COUNT_CONTAINS = 3
 } SetopsGpuCountMode;
 
 typedef struct SetopsGpuSetopArgs
@@ -124,6 +130,7 @@ typedef struct SetopsGpuSetopArgs
 	const void *b_dev;
 	int			inputs_distinct;	/* both known to hold no repeated key */
 	int			count_mode;		/* SetopsGpuCountMode: a count, no outputs */
+	int			inputs_sorted;	/* both known to be in order (checked before) */
 	void	   *out_keys;
 	/* pairs (a_vals NULL for keys only) */
 	const void *a_vals;

@@ -19,7 +19,12 @@
  * Before the table: the launch floor (measure_launch_floor), what any
  * operation pays before doing work under this timing.
  *
- * Usage: kernel_bench [max_elements_per_side]   (default 256M)
+ * After each size's four operations, the intersection count
+ * (bench_count): against building the intersection, ours and Thrust's,
+ * and its input bytes over the measured read bandwidth.
+ *
+ * Usage: kernel_bench [max_elements_per_side [counts]]   (default 256M;
+ * counts: only the count rows)
  */
 #include <algorithm>
 #include <stdio.h>
@@ -70,6 +75,7 @@ median(std::vector<double> v)
 }
 
 static double copy_gbps;
+static bool count_only;			/* "counts": only the count rows */
 
 static void
 measure_copy_bandwidth(void)
@@ -101,6 +107,69 @@ measure_copy_bandwidth(void)
 	printf("device-to-device copy: %.0f GB/s (bytes read + written), median of %d\n", copy_gbps, RUNS);
 	cudaFree(x);
 	cudaFree(y);
+}
+
+/* Reads n int4 vectors once, grid-stride, eight in flight per thread. */
+__global__ void
+read_kernel(const int4 *in, int64_t n, int *out)
+{
+	int			acc = 0;
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; i < n; i += 8 * stride)
+	{
+		int4		v[8];
+
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			if (i + u * stride < n)
+				v[u] = __ldg(in + i + u * stride);
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			if (i + u * stride < n)
+				acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+	}
+	if (acc == 0x7fffffff)
+		*out = acc;				/* never: keeps the loads */
+}
+
+static double read_gbps;
+
+/* The device's read bandwidth: a large buffer read once, nothing written. */
+static void
+measure_read_bandwidth(void)
+{
+	size_t		bytes = (size_t) 2 << 30;
+	int4	   *x;
+	int		   *sink;
+	cudaEvent_t e0,
+				e1;
+	cudaDeviceProp prop;
+	std::vector<double> t;
+
+	cudaGetDeviceProperties(&prop, 0);
+	CUDA_OK(cudaMalloc(&x, bytes));
+	CUDA_OK(cudaMalloc(&sink, sizeof(int)));
+	CUDA_OK(cudaMemset(x, 1, bytes));
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	for (int r = 0; r <= RUNS; r++)
+	{
+		float		ms;
+
+		cudaEventRecord(e0);
+		read_kernel<<<prop.multiProcessorCount * 8, 256>>>(x, bytes / sizeof(int4), sink);
+		cudaEventRecord(e1);
+		cudaEventSynchronize(e1);
+		cudaEventElapsedTime(&ms, e0, e1);
+		if (r > 0)
+			t.push_back(ms);
+	}
+	CUDA_OK(cudaGetLastError());
+	read_gbps = bytes / (median(t) * 1e6);
+	printf("device read bandwidth: %.0f GB/s (2 GiB read once), median of %d\n", read_gbps, RUNS);
+	cudaFree(x);
+	cudaFree(sink);
 }
 
 __global__ void
@@ -282,6 +351,76 @@ bench(SetopsOp op, int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d
 	cudaEventDestroy(e1);
 }
 
+/*
+ * The intersection count (count_kernel.cu) against building the
+ * intersection (ours and Thrust's, each then read for its size), side by
+ * side, medians; the count's share of the read bandwidth is the input
+ * bytes over its time.
+ */
+template <typename Key>
+static void
+bench_count(int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d_tout, void *scratch,
+			BumpAllocator &alloc, SetopResults *pinned)
+{
+	cudaEvent_t e0,
+				e1;
+	std::vector<double> t[3];
+	int64_t		answer[3] = {0, 0, 0};
+
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	for (int r = 0; r <= RUNS; r++)
+		for (int k = 0; k < 3; k++)
+		{
+			SetopLaunch l;
+			float		ms;
+
+			memset(&l, 0, sizeof(l));
+			l.op = SETOPS_OP_INTERSECT;
+			l.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+			l.duplicates = true;
+			l.count_mode = k == 0 ? SETOPS_GPU_COUNT_INTERSECT : SETOPS_GPU_COUNT_NONE;
+			l.a = d_a;
+			l.na = (int) n;
+			l.b = d_b;
+			l.nb = (int) n;
+			l.out = k == 0 ? NULL : d_out;
+			l.scratch = scratch;
+			alloc.used = 0;
+			cudaEventRecord(e0);
+			if (k < 2)
+			{
+				CUDA_OK(setop_enqueue(&l, 0));
+				CUDA_OK(cudaMemcpyAsync(pinned, setop_results(scratch), sizeof(SetopResults),
+										cudaMemcpyDeviceToHost, 0));
+				CUDA_OK(cudaStreamSynchronize(0));
+				answer[k] = pinned->total;
+			}
+			else
+				answer[k] = thrust::set_intersection(thrust::cuda::par(alloc), d_a, d_a + n, d_b,
+													 d_b + n, d_tout) - d_tout;
+			cudaEventRecord(e1);
+			cudaEventSynchronize(e1);
+			cudaEventElapsedTime(&ms, e0, e1);
+			if (r > 0)
+				t[k].push_back(ms);
+		}
+	CUDA_OK(cudaGetLastError());
+
+	double		mc = median(t[0]),
+				in_bytes = 2.0 * n * sizeof(Key);
+
+	printf("%-5s %-10s %10lld+%-10lld count %8.3f ms, build %8.3f ms (%5.2fx), thrust build %8.3f ms (%5.2fx); "
+		   "count reads %6.0f GB/s = %5.1f%% of read bandwidth  %s\n",
+		   sizeof(Key) == 8 ? "int8" : "int4", "count", (long long) n, (long long) n,
+		   mc, median(t[1]), median(t[1]) / mc, median(t[2]), median(t[2]) / mc,
+		   in_bytes / (mc * 1e6), 100.0 * in_bytes / (mc * 1e6) / read_gbps,
+		   answer[0] == answer[1] && answer[1] == answer[2] ? "same" : "DIFFERENT");
+	fflush(stdout);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+}
+
 template <typename Key>
 static void
 bench_size(int64_t n)
@@ -319,8 +458,10 @@ bench_size(int64_t n)
 	CUDA_OK(cudaHostAlloc((void **) &pinned, sizeof(SetopResults), cudaHostAllocDefault));
 	CUDA_OK(cudaMemcpy(d_a, a.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
 	CUDA_OK(cudaMemcpy(d_b, b.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
-	for (int op = 0; op < 4; op++)
-		bench<Key>((SetopsOp) op, n, d_a, d_b, d_out, d_tout, scratch, alloc, pinned);
+	if (!count_only)
+		for (int op = 0; op < 4; op++)
+			bench<Key>((SetopsOp) op, n, d_a, d_b, d_out, d_tout, scratch, alloc, pinned);
+	bench_count<Key>(n, d_a, d_b, d_out, d_tout, scratch, alloc, pinned);
 	cudaFree(d_a);
 	cudaFree(d_b);
 	cudaFree(d_out);
@@ -336,10 +477,13 @@ main(int argc, char **argv)
 	int64_t		max_n = argc > 1 ? atoll(argv[1]) : ((int64_t) 256 << 20);
 	cudaDeviceProp prop;
 
+	count_only = argc > 2 && strcmp(argv[2], "counts") == 0;
+
 	cudaGetDeviceProperties(&prop, 0);
 	printf("kernel_bench on %s (%d SMs); medians of %d runs\n", prop.name,
 		   prop.multiProcessorCount, RUNS);
 	measure_copy_bandwidth();
+	measure_read_bandwidth();
 	{
 		SetopResults *pinned;
 		void	   *scratch;

@@ -13,6 +13,8 @@
  *   sort/distinct against the CPU engine;
  *   recovery      an injected device fault returns an error and the next
  *                 call works; device memory is flat across 10,000 calls;
+ *   counts        the intersection count and overlaps (count_kernel.cu),
+ *                 kernel and API level, order breaks, a false "yes" never;
  *   large         up to 300M elements, crossing chunk boundaries.
  *
  * Usage: kernel_test [quick|full]   (quick: for compute-sanitizer)
@@ -321,6 +323,303 @@ sort_case(int64_t n, TestShape shape, bool distinct)
 		  testgen_shape_names[shape], n, distinct, (int) st, st ? errbuf : "", m, nref);
 }
 
+/*
+ * Counts (count_kernel.cu), kernel level: the intersection count against
+ * the CPU engine's intersection, and overlaps (a positive count exactly
+ * when that intersection is not empty).  The output buffer is NULL: a
+ * count that wrote anything would fault (and memcheck names it).
+ */
+template <typename Key>
+static void
+count_kernel_case(const std::vector<Key> &a, const std::vector<Key> &b, bool duplicates,
+				  const char *what)
+{
+	int64_t		na = a.size(),
+				nb = b.size();
+	std::vector<Key> ref(std::min(na, nb) + SETOPS_CPU_OUTPUT_SLACK);
+	int64_t		nref = Cpu<Key>::run(SETOPS_OP_INTERSECT, a.data(), na, b.data(), nb,
+									 ref.data(), NULL);
+	size_t		scratch = setop_scratch_bytes(Cpu<Key>::type, (int) na, (int) nb);
+	Key		   *d_a,
+			   *d_b;
+	void	   *d_scratch;
+
+	CHECK(count_scratch_bytes(Cpu<Key>::type, (int) na, (int) nb) <= scratch,
+		  "count scratch larger than the operation's");
+	CUDA_OK(cudaMalloc(&d_a, (na + 1) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_b, (nb + 1) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_scratch, scratch));
+	CUDA_OK(cudaMemcpy(d_a, a.data(), na * sizeof(Key), cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemcpy(d_b, b.data(), nb * sizeof(Key), cudaMemcpyHostToDevice));
+	/* containment twice: reading everything, and stopping early */
+	for (int run = 0; run < 4; run++)
+	{
+		int			mode = run < 3 ? SETOPS_GPU_COUNT_INTERSECT + run : SETOPS_GPU_COUNT_CONTAINS;
+		SetopLaunch l;
+		SetopResults res;
+
+		CUDA_OK(cudaMemset(d_scratch, 0xA5, scratch));
+		memset(&l, 0, sizeof(l));
+		l.op = SETOPS_OP_INTERSECT;
+		l.key_type = Cpu<Key>::type;
+		l.duplicates = duplicates;
+		l.count_mode = mode;
+		l.inputs_sorted = run == 3;
+		l.a = d_a;
+		l.na = (int) na;
+		l.b = d_b;
+		l.nb = (int) nb;
+		l.scratch = d_scratch;
+		CUDA_OK(setop_enqueue(&l, 0));
+		CUDA_OK(cudaMemcpy(&res, setop_results(d_scratch), sizeof(res), cudaMemcpyDeviceToHost));
+		if (mode == SETOPS_GPU_COUNT_INTERSECT)
+			CHECK(res.unsorted == 0 && res.total == nref,
+				  "count kernel %s na=%" PRId64 " nb=%" PRId64 " dup=%d: %d (flags %d), want %" PRId64,
+				  what, na, nb, (int) duplicates, res.total, res.unsorted, nref);
+		else if (mode == SETOPS_GPU_COUNT_OVERLAPS)
+			CHECK(res.unsorted == 0 && (res.total > 0) == (nref > 0) && res.total <= nref,
+				  "overlaps kernel %s na=%" PRId64 " nb=%" PRId64 " dup=%d: %d (flags %d), want %s",
+				  what, na, nb, (int) duplicates, res.total, res.unsorted, nref > 0 ? "> 0" : "0");
+		else
+			CHECK(res.unsorted == 0 && (res.total == 0) == (nref == nb) && res.total <= nb,
+				  "contains kernel %s na=%" PRId64 " nb=%" PRId64 " dup=%d stop=%d: %d (flags %d), want %s",
+				  what, na, nb, (int) duplicates, (int) l.inputs_sorted, res.total, res.unsorted,
+				  nref == nb ? "0" : "> 0");
+	}
+	cudaFree(d_a);
+	cudaFree(d_b);
+	cudaFree(d_scratch);
+}
+
+/* Counts through the API: host arrays, chunks, order checks. */
+template <typename Key>
+static SetopsGpuSetopArgs
+count_args(int mode, const std::vector<Key> &a, const std::vector<Key> &b)
+{
+	SetopsGpuSetopArgs args;
+
+	memset(&args, 0, sizeof(args));
+	args.op = SETOPS_OP_INTERSECT;
+	args.count_mode = mode;
+	args.key_type = Cpu<Key>::type;
+	args.a = a.data();
+	args.na = a.size();
+	args.b = b.data();
+	args.nb = b.size();
+	return args;
+}
+
+template <typename Key>
+static void
+count_api_case(const std::vector<Key> &a, const std::vector<Key> &b, const char *what)
+{
+	std::vector<Key> ref(std::min(a.size(), b.size()) + SETOPS_CPU_OUTPUT_SLACK);
+	int64_t		nref = Cpu<Key>::run(SETOPS_OP_INTERSECT, a.data(), a.size(), b.data(), b.size(),
+									 ref.data(), NULL);
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	for (int run = 0; run < 4; run++)
+	{
+		int			mode = run < 3 ? SETOPS_GPU_COUNT_INTERSECT + run : SETOPS_GPU_COUNT_CONTAINS;
+		SetopsGpuSetopArgs args = count_args<Key>(mode, a, b);
+
+		args.inputs_sorted = run == 3;
+
+		SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+		/* containment: 0 when b lies within a */
+		bool		right = mode == SETOPS_GPU_COUNT_INTERSECT ? args.out_count == nref :
+			mode == SETOPS_GPU_COUNT_OVERLAPS ? args.out_count == (nref > 0) :
+			(args.out_count == 0) == (nref == (int64_t) b.size());
+
+		CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 && right,
+			  "count api %s mode %d sorted=%d na=%zu nb=%zu: status %d (%s) count %" PRId64
+			  " (intersection %" PRId64 ")",
+			  what, mode, args.inputs_sorted, a.size(), b.size(), (int) st, st ? errbuf : "",
+			  args.out_count, nref);
+	}
+}
+
+/*
+ * An inversion at `at` of argument `which`: the count reports it exactly;
+ * overlaps reports it too, or answers "yes" only where a key is truly in
+ * both (common: whether one is).  Never a "yes" without a common key.
+ */
+template <typename Key>
+static void
+count_order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, bool common,
+				 const char *what)
+{
+	std::vector<Key> &v = which == 1 ? a : b;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	if (at <= 0 || at >= (int64_t) v.size())
+		return;
+	/* one inversion; - 4 keeps the key's residue (callers choose keys by
+	 * parity and residue, well above the type's minimum) */
+	v[at] = v[at - 1] - 4;
+	for (int64_t i = at + 1; i < (int64_t) v.size(); i++)
+		if (v[i] < v[at])
+			v[i] = v[at];
+	for (int mode : {SETOPS_GPU_COUNT_INTERSECT, SETOPS_GPU_COUNT_OVERLAPS, SETOPS_GPU_COUNT_CONTAINS})
+	{
+		SetopsGpuSetopArgs args = count_args<Key>(mode, a, b);
+		SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+		bool		reported = args.unsorted_arg == which && args.unsorted_pos == at;
+		bool		yes = args.unsorted_arg == 0 && args.out_count == 1;
+
+		CHECK(st == SETOPS_GPU_OK &&
+			  (reported || (mode == SETOPS_GPU_COUNT_OVERLAPS && common && yes)),
+			  "count order %s mode %d: inversion in arg %d at %" PRId64 ": status %d arg %d pos %"
+			  PRId64 " count %" PRId64,
+			  what, mode, which, at, (int) st, args.unsorted_arg, args.unsorted_pos,
+			  args.out_count);
+	}
+}
+
+template <typename Key>
+static void
+count_cases(const int64_t *sizes, int nsizes, int rounds, bool quick)
+{
+	const int	nv = sizeof(Key) == 8 ? 2176 : 2944;	/* tile_slots: 128 x 17, 128 x 23 */
+
+	for (int r = 0; r < rounds; r++)
+	{
+		std::vector<Key> a, b;
+		TestShape	sa = (TestShape) (testgen_rnd() % SHAPE_COUNT);
+		TestShape	sb = testgen_rnd() % 3 == 0 ? sa : (TestShape) (testgen_rnd() % SHAPE_COUNT);
+		int64_t		na = testgen_rnd() % 2 ? sizes[testgen_rnd() % nsizes] :
+			(int64_t) testgen_range(1, 4) * nv + testgen_range(-1, 1);
+		int64_t		nb = sizes[testgen_rnd() % nsizes];
+		char		what[96];
+
+		gen(a, na, sa, r + 50);
+		gen(b, nb, sb, r + 51);
+		snprintf(what, sizeof(what), "round %d %s/%s", r, testgen_shape_names[sa],
+				 testgen_shape_names[sb]);
+		count_kernel_case<Key>(a, b, true, what);
+		if (!quick)
+		{
+			count_kernel_case<Key>(b, a, true, what);
+			count_api_case<Key>(a, b, what);
+		}
+	}
+
+	/* the only common key first, last, at a tile boundary; disjoint */
+	for (int64_t at : {(int64_t) 0, (int64_t) nv - 1, (int64_t) nv, (int64_t) 5 * nv + 1,
+		 (int64_t) 39999})
+	{
+		std::vector<Key> a, b;
+
+		for (int64_t i = 0; i < 40000; i++)
+		{
+			a.push_back((Key) (2 * i));
+			b.push_back((Key) (i == at ? 2 * i : 2 * i + 1));
+		}
+		count_kernel_case<Key>(a, b, true, "one common key");
+		count_kernel_case<Key>(a, b, false, "one common key, distinct");
+		if (at == 0)
+		{
+			b[0] = 1;
+			count_kernel_case<Key>(a, b, true, "disjoint");
+		}
+	}
+	/* containment: b a sample of a (within), then one key with a copy more */
+	for (int64_t n : {(int64_t) nv - 1, (int64_t) 7 * nv + 3, (int64_t) 100000})
+	{
+		std::vector<Key> a, b;
+
+		gen(a, n, SHAPE_UNIFORM_NARROW, n);
+		for (int64_t i = 0; i < n; i += 3)
+			b.push_back(a[i]);
+		count_kernel_case<Key>(a, b, true, "b within a");
+		count_api_case<Key>(a, b, "b within a");
+		/* one copy of b's middle key more than a has */
+		Key			k = b[b.size() / 2];
+		int64_t		more = std::count(a.begin(), a.end(), k) + 1 - std::count(b.begin(), b.end(), k);
+
+		b.insert(std::lower_bound(b.begin(), b.end(), k), more, k);
+		count_kernel_case<Key>(a, b, true, "b within a but one copy");
+		count_api_case<Key>(a, b, "b within a but one copy");
+	}
+	/* a run far longer than a tile on both sides, one copy short */
+	{
+		std::vector<Key> a(3 * nv + 5, (Key) 9), b(3 * nv + 4, (Key) 9);
+
+		b.insert(b.begin(), 4, (Key) 3);
+		count_kernel_case<Key>(a, b, true, "long runs, one short");
+		count_kernel_case<Key>(b, a, true, "long runs, one short, swapped");
+	}
+	if (quick)
+		return;
+	/* order breaks: a even, b every key (half in a), odd none in a */
+	{
+		std::vector<Key> a, b, odd;
+
+		for (int64_t i = 0; i < 100000; i++)
+			a.push_back((Key) (1000 + 2 * i));
+		for (int64_t i = 0; i < 90001; i++)
+		{
+			b.push_back((Key) (1000 + i));
+			odd.push_back((Key) (1001 + 4 * i));
+		}
+		for (int64_t at : {(int64_t) 1, (int64_t) nv - 1, (int64_t) nv, (int64_t) nv + 1,
+			 (int64_t) 50000, (int64_t) 89999, (int64_t) 90000})
+		{
+			count_order_case<Key>(a, b, 1, at, true, "a");
+			count_order_case<Key>(a, b, 2, at, true, "b");
+			count_order_case<Key>(a, odd, 1, at, false, "a, none common");
+			count_order_case<Key>(a, odd, 2, at, false, "odd, none common");
+		}
+	}
+	/* zeros where the tiles' tail loads pad with zeros: never a false "yes" */
+	for (int64_t n : {(int64_t) nv - 2, (int64_t) 2 * nv + 1, (int64_t) 2 * nv + 3})
+	{
+		std::vector<Key> a, zeros(n, (Key) 0);
+
+		for (int64_t i = 0; i < n; i++)
+			a.push_back((Key) (i + 1));
+		count_order_case<Key>(a, zeros, 1, n - 1, false, "zeros");
+		count_order_case<Key>(a, zeros, 1, n - 2, false, "zeros");
+		count_api_case<Key>(a, zeros, "zeros, in order");
+	}
+}
+
+/* Counts over hundreds of millions of keys: chunks add up; overlaps stops
+ * at the first chunk with a key in both. */
+static void
+count_large_cases(void)
+{
+	std::vector<int32_t> a, b;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	gen(a, 70000000, SHAPE_UNIFORM_NARROW, 21);
+	gen(b, 60000000, SHAPE_UNIFORM_NARROW, 22);
+	count_api_case<int32_t>(a, b, "large");
+	/* evens and odds, but the first keys match */
+	for (int64_t i = 0; i < (int64_t) a.size(); i++)
+		a[i] = (int32_t) (2 * i);
+	for (int64_t i = 0; i < (int64_t) b.size(); i++)
+		b[i] = (int32_t) (i == 0 ? 0 : 2 * i + 1);
+	{
+		SetopsGpuSetopArgs args = count_args<int32_t>(SETOPS_GPU_COUNT_OVERLAPS, a, b);
+		double		t0 = now_ms();
+		SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+
+		CHECK(st == SETOPS_GPU_OK && args.out_count == 1, "large overlaps, first keys: %d %" PRId64,
+			  (int) st, args.out_count);
+		printf("kernel_test: overlaps of 70M + 60M whose first keys match: %.2f ms\n",
+			   now_ms() - t0);
+		b[0] = 1;
+		args = count_args<int32_t>(SETOPS_GPU_COUNT_OVERLAPS, a, b);
+		t0 = now_ms();
+		st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
+		CHECK(st == SETOPS_GPU_OK && args.out_count == 0 && args.unsorted_arg == 0,
+			  "large overlaps, disjoint: %d %" PRId64, (int) st, args.out_count);
+		printf("kernel_test: overlaps of 70M + 60M, disjoint: %.2f ms\n", now_ms() - t0);
+	}
+	count_api_case<int32_t>(a, b, "large evens and odds");
+}
+
 /* Sizes around tile multiples: NV is 1920 for int32, 1408 for int64. */
 static const int64_t sizes32[] = {0, 1, 2, 7, 959, 960, 961, 1919, 1920, 1921, 3839, 3840,
 3841, 10000, 65536};
@@ -603,6 +902,8 @@ main(int argc, char **argv)
 	random_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 80, quick);
 	long_run_cases<int32_t>();
 	long_run_cases<int64_t>();
+	count_cases<int32_t>(sizes32, sizeof(sizes32) / sizeof(sizes32[0]), quick ? 6 : 100, quick);
+	count_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 60, quick);
 	if (!quick)
 	{
 		distinct_cases<int32_t>(20);
@@ -617,6 +918,7 @@ main(int argc, char **argv)
 					sort_case<int64_t>(n, (TestShape) shape, distinct);
 				}
 		large_cases();
+		count_large_cases();
 		cancel_cases();
 		memory_cases();
 		recovery_cases();		/* last: a fault may end GPU use in this process */

@@ -103,6 +103,45 @@ one_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, int 
 	}
 }
 
+/* The intersection count and overlaps split over the parts: no outputs. */
+template <typename Key>
+static void
+count_case(const std::vector<Key> &a, const std::vector<Key> &b, int nparts,
+		   const double *weights, const char *what)
+{
+	std::vector<Key> want(std::min(a.size(), b.size()) + SETOPS_CPU_OUTPUT_SLACK);
+	int64_t		n = cpu_run<Key>(SETOPS_OP_INTERSECT, a.data(), a.size(), b.data(), b.size(),
+								 want.data());
+	int			devices[3];
+
+	for (int p = 0; p < nparts; p++)
+		devices[p] = p % ndevices;
+	for (int mode : {SETOPS_GPU_COUNT_INTERSECT, SETOPS_GPU_COUNT_OVERLAPS, SETOPS_GPU_COUNT_CONTAINS})
+	{
+		SetopsGpuSetopArgs args;
+		char		errbuf[SETOPS_GPU_ERRLEN] = "";
+		/* containment: 0 when b lies within a; a positive count otherwise */
+		int64_t		expect = mode == SETOPS_GPU_COUNT_INTERSECT ? n :
+			mode == SETOPS_GPU_COUNT_OVERLAPS ? n > 0 : n == (int64_t) b.size() ? 0 : -1;
+
+		memset(&args, 0, sizeof(args));
+		args.op = SETOPS_OP_INTERSECT;
+		args.count_mode = mode;
+		args.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+		args.a = a.data();
+		args.na = a.size();
+		args.b = b.data();
+		args.nb = b.size();
+		SetopsGpuStatus st = setops_gpu_setop_devices(&args, nparts, devices, weights, errbuf,
+													  sizeof(errbuf));
+
+		CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 &&
+			  (expect >= 0 ? args.out_count == expect : args.out_count > 0),
+			  "count mode %d %s: status %d (%s), %lld, want %lld", mode, what, (int) st, errbuf,
+			  (long long) args.out_count, (long long) expect);
+	}
+}
+
 template <typename Key>
 static void
 test_type(void)
@@ -129,6 +168,8 @@ test_type(void)
 								 testgen_shape_names[shape], a.size(), b.size(), parts,
 								 w ? "uneven" : "even");
 						one_case<Key>((SetopsOp) op, a, b, parts, w ? uneven : even, what);
+						if (op == 0)
+							count_case<Key>(a, b, parts, w ? uneven : even, what);
 					}
 		}
 
