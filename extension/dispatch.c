@@ -153,6 +153,9 @@ args_fill(SetopsGpuSetopArgs *args, SetopsOp op, int count_mode, SetopsKeys *a, 
 	if (send_b)
 		args_input(b, &args->b, &args->b_packed, &args->b_packed_size);
 	args->inputs_distinct = a->distinct_known && b->distinct_known;
+	/* an argument sent by its cache key was checked when put */
+	args->inputs_sorted = (!send_a || (a->sorted_known && a->first_unsorted < 0)) &&
+		(!send_b || (b->sorted_known && b->first_unsorted < 0));
 	args->out_keys = out_keys;
 	args->out_packed = out_packed;
 	args->out_packed_cap = packed_cap;
@@ -400,16 +403,17 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 		setops_require_sorted2(fname, a, b);
 		return 0;
 	}
-	/* contains is the intersection count reaching b's size */
 	if (setops_gpu_usable(fname, a->n + b->n))
 	{
 		int64		n;
 
 		if (gpu_setop(fname, SETOPS_OP_INTERSECT,
 					  kind == SETOPS_COUNT_OVERLAPS ? SETOPS_GPU_COUNT_OVERLAPS :
+					  kind == SETOPS_COUNT_CONTAINS ? SETOPS_GPU_COUNT_CONTAINS :
 					  SETOPS_GPU_COUNT_INTERSECT, a, NULL, b, NULL, NULL, NULL, NULL, 0,
 					  NULL, &n))
-			return kind == SETOPS_COUNT_CONTAINS ? (n == b->n) : n;
+			/* contains: the parts where b has a key a lacks, none or some */
+			return kind == SETOPS_COUNT_CONTAINS ? (n == 0) : n;
 	}
 	return cpu_count(fname, kind, a, b);
 }

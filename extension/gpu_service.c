@@ -284,6 +284,8 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
 	}
 	if (slot->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
 		slot->out_count = 0;	/* none found above, and both in order */
+	else if (slot->count_mode == SETOPS_GPU_COUNT_CONTAINS)
+		slot->out_count = !setops_cpu_contains(slot->key_type, a, slot->na, b, slot->nb);
 	else if (slot->count_mode == SETOPS_GPU_COUNT_INTERSECT)
 	{
 		void	   *scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * ks);
@@ -457,6 +459,7 @@ run_request(ServiceSlot *slot, int slot_index)
 			args.b = base + slot->off_b;
 		args.inputs_distinct = slot->inputs_distinct;
 		args.count_mode = slot->count_mode;
+		args.inputs_sorted = slot->inputs_sorted;
 		args.out_keys = base + slot->off_out;
 		if (slot->val_stride > 0)
 		{

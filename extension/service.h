@@ -109,6 +109,7 @@ typedef struct ServiceSlot
 	int64		nb;
 	int			inputs_distinct;
 	int			count_mode;		/* SetopsGpuCountMode: out_count only */
+	int			inputs_sorted;	/* both known to be in order */
 	int			val_stride;		/* pairs; 0 for keys only */
 	bool		a_packed;		/* the arena holds packed bytes, not keys */
 	bool		b_packed;

@@ -490,6 +490,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 				/* a count brings back 8 bytes: no room for outputs */
 				room = args->count_mode ? 0 : setop_output_bound(args->op, na, nb),
 				bound = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 :
+				args->count_mode == SETOPS_GPU_COUNT_CONTAINS ? nb :
 				args->count_mode ? Min(na, nb) : room;
 	Size		a_bytes = a_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
 	Size		b_bytes = b_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
@@ -511,6 +512,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	slot->nb = nb;
 	slot->inputs_distinct = args->inputs_distinct;
 	slot->count_mode = args->count_mode;
+	slot->inputs_sorted = args->inputs_sorted;
 	slot->val_stride = (int) vs;
 	slot->a_packed = args->a_packed != NULL;
 	slot->b_packed = args->b_packed != NULL;
@@ -654,8 +656,10 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 		k += n;
 		ai = a_end;
 		bi = b_end;
-		/* a key in both: the rest cannot change the answer */
-		if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS && k > 0)
+		/* a key in both: the rest cannot change the answer; nor can it when
+		 * b has a key a lacks and both are known to be in order */
+		if (k > 0 && (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ||
+					  (args->count_mode == SETOPS_GPU_COUNT_CONTAINS && args->inputs_sorted)))
 			break;
 		CHECK_FOR_INTERRUPTS();
 	}
