@@ -19,6 +19,10 @@
 #            intarray's gin__int_ops: `@>` lookups of two keys, each
 #            answer set compared.
 #
+# COUNT_BENCH_PARTS (default "vars stored index") picks the parts.  For
+# count and build, the median time split of setops_last_timing() follows
+# the table (read, upload, kernel, download, result, total: ms).
+#
 # Keys are sorted and distinct (intarray's set semantics and setops'
 # multiset semantics then agree), never all zero.  Needs a running cluster
 # (setops preloaded for the GPU) with intarray available (PGHOST etc. set).
@@ -28,8 +32,12 @@ n=${2:-16000000}
 rows=${3:-4}
 index_rows=${4:-1000000}
 dev=${SETOPS_BENCH_DEVICE:-gpu}
+parts=" ${COUNT_BENCH_PARTS:-vars stored index} "
+has() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
-PGOPTIONS="${PGOPTIONS:-} -c bench.n=$n -c bench.runs=$runs -c bench.dev=$dev" \
+has vars && vars=1 || vars=0
+has stored && stored=1 || stored=0
+PGOPTIONS="${PGOPTIONS:-} -c bench.n=$n -c bench.runs=$runs -c bench.dev=$dev -c bench.vars=$vars -c bench.stored=$stored" \
 	psql -Xq -v ON_ERROR_STOP=1 -v n="$n" -v rows="$rows" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS setops;
 CREATE EXTENSION IF NOT EXISTS intarray;
@@ -44,7 +52,8 @@ AS $$ SELECT x FROM unnest(v) x ORDER BY x OFFSET (cardinality(v) - 1) / 2 LIMIT
 CREATE FUNCTION keys(n int) RETURNS int4[] LANGUAGE sql VOLATILE
 AS $$ SELECT coalesce(array_agg((i * 4 + floor(random() * 4))::int4 ORDER BY i), '{}')
       FROM generate_series(0, n - 1) i $$;
-CREATE TABLE results (part text, form text, device text, ms float8[], answer text);
+CREATE TABLE results (part text, form text, device text, ms float8[], answer text,
+                      split float8[]);
 
 -- vars: each form in turn, `runs` times, on the same two variables
 DO $$
@@ -56,10 +65,15 @@ DECLARE
     first_a int4[];
     first_b int4[];
     t timestamptz;
+    ms float8;
+    sp float8[];
     ans text;
     dev text;
     f text;
 BEGIN
+    IF NOT current_setting('bench.vars')::bool THEN
+        RETURN;
+    END IF;
     -- the first keys match, nothing else need be read
     first_a := '{-1}'::int4[] || a;
     first_b := '{-1}'::int4[] || b;
@@ -75,9 +89,12 @@ BEGIN
                               WHEN 'intarray' THEN icount(a & b)::text
                               WHEN 'overlaps, first keys match' THEN array_overlaps(first_a, first_b)::text
                               ELSE array_overlaps(a, array_fill(-5, ARRAY[1]) || '{-3}')::text END;
+                ms := extract(epoch FROM clock_timestamp() - t) * 1000;
+                SELECT ARRAY[read_ms, upload_ms, kernel_ms, download_ms, result_ms, total_ms] INTO sp
+                FROM setops_last_timing();
                 IF i > 0 THEN
                     INSERT INTO results VALUES ('vars', f, CASE WHEN f = 'intarray' THEN '-' ELSE dev END,
-                                                ARRAY[extract(epoch FROM clock_timestamp() - t) * 1000], ans);
+                                                ARRAY[ms], ans, CASE WHEN f IN ('count', 'build') THEN sp END);
                 END IF;
             END LOOP;
         END LOOP;
@@ -87,7 +104,8 @@ END $$ ;
 -- stored: rows of n keys, stored out of line; pairs (1,2), (2,3), ...
 CREATE TABLE t (id int PRIMARY KEY, a int4[]);
 ALTER TABLE t ALTER a SET STORAGE EXTERNAL;
-INSERT INTO t SELECT r, keys(:n) FROM generate_series(1, :rows) r;
+INSERT INTO t SELECT r, keys(:n) FROM generate_series(1, :rows) r
+WHERE current_setting('bench.stored')::bool;
 DO $$
 DECLARE
     runs int := current_setting('bench.runs')::int;
@@ -98,6 +116,9 @@ DECLARE
     dev text;
     f text;
 BEGIN
+    IF nrows = 0 THEN
+        RETURN;
+    END IF;
     FOREACH dev IN ARRAY ARRAY['cpu', current_setting('bench.dev')] LOOP
         PERFORM set_config('setops.device', dev, true);
         FOREACH f IN ARRAY ARRAY['count', 'intarray'] LOOP
@@ -141,6 +162,12 @@ SELECT c.part, c.device,
 FROM m c LEFT JOIN m b ON b.part = c.part AND b.form = 'build' AND b.device = c.device
          JOIN m i ON i.part = c.part AND i.form = 'intarray'
 WHERE c.form = 'count' ORDER BY 1 DESC, 2;
+\echo == vars: median time split (setops_last_timing, ms)
+SELECT form, device, array_agg(m ORDER BY k) AS "read, upload, kernel, download, result, total"
+FROM (SELECT form, device, k, round(median(array_agg(split[k]))::numeric, 3) AS m
+      FROM results, generate_series(1, 6) k
+      WHERE part = 'vars' AND split IS NOT NULL GROUP BY 1, 2, 3) s
+GROUP BY 1, 2 ORDER BY 1, 2;
 -- every form's answers agree: counts with intarray's, per pair of rows
 DO $$ BEGIN
     IF EXISTS (SELECT 1 FROM results WHERE part = 'vars' AND form IN ('count', 'build', 'intarray')
@@ -155,7 +182,9 @@ END $$;
 SQL
 
 # index: GIN on packed posting lists against intarray's GIN on int4[]
-if psql -XAtq -c "SELECT count(*) FROM pg_opclass WHERE opcname LIKE 'packed_int4%' AND opcmethod = (SELECT oid FROM pg_am WHERE amname = 'gin')" | grep -qx 0; then
+if ! has index; then
+	:
+elif psql -XAtq -c "SELECT count(*) FROM pg_opclass WHERE opcname LIKE 'packed_int4%' AND opcmethod = (SELECT oid FROM pg_am WHERE amname = 'gin')" | grep -qx 0; then
 	echo "== index: setops has no GIN operator class here; skipped"
 else
 psql -Xq -v ON_ERROR_STOP=1 -v index_rows="$index_rows" -v runs="$runs" <<'SQL'
