@@ -2,13 +2,13 @@
 # test/gpu/kernel_variants.sh OUTDIR NAME=FLAGS...
 #
 # kernel_bench (BIN=kernel_test: the kernel tests) built once per variant of the tile kernels' compile-time
-# knobs (tile shapes SETOPS_NT32/VT32/NT64/VT64, the count kernel's
-# SETOPS_COUNT_ASYNC and SETOPS_COUNT_MIN_BLOCKS), for a side-by-side run
+# knobs (the operations' tile shapes SETOPS_NT32/VT32/NT64/VT64, the count's
+# SETOPS_COUNT_VT32/VT64), for a side-by-side run
 # on the GPU machine: OUTDIR/kernel_bench.NAME.  Only the files the knobs
 # touch are recompiled (sm_90); the rest of gpu/ comes from the library
 # as built (make gpu-tests first, for the tests' CPU engine objects).
 # Example:
-#   bash test/gpu/kernel_variants.sh .gpubin base= sync=-DSETOPS_COUNT_ASYNC=0
+#   bash test/gpu/kernel_variants.sh .gpubin base= vt23=-DSETOPS_COUNT_VT32=23
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: kernel_variants.sh OUTDIR NAME=FLAGS...}
