@@ -51,7 +51,7 @@ OBJS = \
 	extension/cpu/sort.o
 
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
-	setops_counts setops_packed_index
+	setops_counts setops_packed_index setops_intarray
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda
