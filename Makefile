@@ -29,6 +29,7 @@ OBJS = \
 	extension/dispatch.o \
 	extension/setop_funcs.o \
 	extension/count_funcs.o \
+	extension/packed_index.o \
 	extension/sort_funcs.o \
 	extension/agg_funcs.o \
 	extension/batch.o \
@@ -50,7 +51,7 @@ OBJS = \
 	extension/cpu/sort.o
 
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
-	setops_counts
+	setops_counts setops_packed_index setops_intarray
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

@@ -65,9 +65,10 @@ packed_decode_into(const PackedHeader *h, void *keys)
 }
 
 /* Decode a checked value into palloc'd keys; ERROR when it would not ascend. */
-static void *
-packed_decode(const PackedHeader *h, const char *fname, int argno)
+void *
+setops_packed_decode(const void *packed, const char *fname, int argno)
 {
+	const PackedHeader *h = (const PackedHeader *) packed;
 	void	   *keys = palloc_extended(Max(h->n, 1) * (size_t) h->key_bytes, MCXT_ALLOC_HUGE);
 	const char *msg = packed_decode_into(h, keys);
 
@@ -201,6 +202,23 @@ setops_read_packed(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 }
 
 /*
+ * Free what setops_read_packed(datum, ...) and decoding took: the keys
+ * setops_packed_decode gave (keys->data) and a detoasted copy.  For callers
+ * that read many values in one memory context (comparisons while sorting,
+ * GIN's extraction per row).
+ */
+void
+setops_release_packed(Datum datum, SetopsKeys *keys)
+{
+	if (keys->data != NULL)
+		pfree((void *) keys->data);
+	if (keys->packed != NULL && keys->packed != DatumGetPointer(datum))
+		pfree((void *) keys->packed);
+	keys->data = NULL;
+	keys->packed = NULL;
+}
+
+/*
  * Argument argidx of an operation declared for arrays and packed values
  * alike: which one it is comes from the call's declared argument type.
  */
@@ -238,7 +256,7 @@ setops_keys_materialize(SetopsKeys *keys, const char *fname)
 	if (keys->packed == NULL || keys->data != NULL)
 		return;
 	t0 = setops_now_ms();
-	keys->data = packed_decode((const PackedHeader *) keys->packed, fname, keys->argno);
+	keys->data = setops_packed_decode(keys->packed, fname, keys->argno);
 	setops_last.decode_ms += setops_now_ms() - t0;
 }
 

@@ -125,6 +125,8 @@ extern void setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno,
 extern void setops_read_packed(Datum datum, int argno, const char *fname,
 							   SetopsKeys *keys);
 extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
+extern void *setops_packed_decode(const void *packed, const char *fname, int argno);
+extern void setops_release_packed(Datum datum, SetopsKeys *keys);
 
 /* ---- stored arguments by identity (stored_value.c) ---- */
 
