@@ -184,13 +184,18 @@ FROM queries q JOIN src s ON s.tbl = q.tbl
 GROUP BY 1, 2, 3;
 
 -- The operator through the index or a sequential scan: the ids, and
--- whether the plan was the GIN index's (index) or had none (seq).
+-- whether the plan was the GIN index's (index) or had none (seq).  The
+-- index's rechecks run in the session's setops.device; the sequential
+-- scan, a second route to the answer calling the operator on every row
+-- (about 1.9M calls), on the CPU engine: in gpu mode each of those calls
+-- would be a round trip to the GPU service.
 CREATE FUNCTION pg_temp.run(tbl text, op text, q int8[], via text, OUT ids int[], OUT plan_ok boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
     sql text := format('SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM %I WHERE p %s %L::%s',
                        tbl, op, q::text, CASE tbl WHEN 't4' THEN 'packed_int4' ELSE 'packed_int8' END);
     plan text;
+    mode text := current_setting('setops.device');
 BEGIN
     PERFORM set_config('enable_seqscan', (via = 'seq')::text, true);
     PERFORM set_config('enable_indexscan', (via = 'index')::text, true);
@@ -198,7 +203,11 @@ BEGIN
     plan := pg_temp.plan_of(sql);
     plan_ok := CASE via WHEN 'index' THEN plan LIKE format('%%Bitmap Index Scan on %s_gin%%', tbl)
                         ELSE plan NOT LIKE '%Index%' END;
+    IF via = 'seq' THEN
+        PERFORM set_config('setops.device', 'cpu', true);
+    END IF;
     EXECUTE sql INTO ids;
+    PERFORM set_config('setops.device', mode, true);
 END
 $$;
 CREATE TEMP TABLE runs AS
