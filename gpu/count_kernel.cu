@@ -101,7 +101,7 @@ count_tile_kernel(CountParams<Key> p)
 	int			tid = threadIdx.x;
 	int			tile = blockIdx.x;
 	int			matches = 0;
-	bool		stop = Overlaps || p.stop;
+	bool		stop = Overlaps || (Mode == SETOPS_GPU_COUNT_CONTAINS && p.stop);
 	TileRange	r;
 	Key			a_before = 0,
 				b_before = 0;

@@ -127,6 +127,7 @@ count_case(const std::vector<Key> &a, const std::vector<Key> &b, int nparts,
 		memset(&args, 0, sizeof(args));
 		args.op = SETOPS_OP_INTERSECT;
 		args.count_mode = mode;
+		args.inputs_sorted = nparts == 3;	/* as the device cache's arrays are */
 		args.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
 		args.a = a.data();
 		args.na = a.size();
