@@ -391,6 +391,10 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 	return r;
 }
 
+/* Leapfrog steps overlaps tries on the CPU before the GPU (well under a
+ * microsecond) */
+#define OVERLAPS_PROBE_STEPS 64
+
 int64
 setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 {
@@ -403,6 +407,16 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 		setops_require_sorted2(fname, a, b);
 		return 0;
 	}
+	/*
+	 * auto: a key in both found within a few leapfrog steps answers before
+	 * the GPU is asked, which would first copy both arguments whole (keys
+	 * at hand only: stored ones are left for the device cache)
+	 */
+	if (kind == SETOPS_COUNT_OVERLAPS && setops_device == SETOPS_DEVICE_AUTO &&
+		a->data && b->data && !a->stored && !b->stored &&
+		setops_cpu_overlaps_within(a->type, a->data, a->n, b->data, b->n,
+								   OVERLAPS_PROBE_STEPS) == 1)
+		return 1;
 	if (setops_gpu_usable(fname, a->n + b->n))
 	{
 		int64		n;

@@ -114,10 +114,12 @@ F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t n
 /*
  * Leapfrog: each side gallops to the other's current key.  Interleaved
  * inputs take one or two compares a step; skewed or disjoint ones skip
- * whole stretches.
+ * whole stretches.  With max_steps > 0, -1 when that many steps did not
+ * decide.
  */
 int
-F(setops_cpu_overlaps) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+F(setops_cpu_overlaps_within) (const KEY *a, int64_t na, const KEY *b, int64_t nb,
+							   int64_t max_steps)
 {
 	int64_t		i = 0,
 				j = 0,
@@ -131,10 +133,18 @@ F(setops_cpu_overlaps) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 			i = F(gallop) (a, i, na, b[j], 0);
 		else
 			j = F(gallop) (b, j, nb, a[i], 0);
-		if (++steps % COUNT_RUNS_PER_CHECK == 0)
+		if (++steps == max_steps)
+			return -1;
+		if (steps % COUNT_RUNS_PER_CHECK == 0)
 			setops_cpu_check_interrupts();
 	}
 	return 0;
+}
+
+int
+F(setops_cpu_overlaps) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	return F(setops_cpu_overlaps_within) (a, na, b, nb, 0);
 }
 
 /*

@@ -95,6 +95,11 @@ extern int64_t setops_cpu_intersect_count_i64(const int64_t *a, int64_t na,
 											  const int64_t *b, int64_t nb, int64_t *scratch);
 extern int	setops_cpu_overlaps_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb);
 extern int	setops_cpu_overlaps_i64(const int64_t *a, int64_t na, const int64_t *b, int64_t nb);
+/* overlaps within max_steps leapfrog steps: 1, 0, or -1 (not decided) */
+extern int	setops_cpu_overlaps_within_i32(const int32_t *a, int64_t na, const int32_t *b,
+										   int64_t nb, int64_t max_steps);
+extern int	setops_cpu_overlaps_within_i64(const int64_t *a, int64_t na, const int64_t *b,
+										   int64_t nb, int64_t max_steps);
 extern int	setops_cpu_contains_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb);
 extern int	setops_cpu_contains_i64(const int64_t *a, int64_t na, const int64_t *b, int64_t nb);
 
@@ -138,6 +143,17 @@ setops_cpu_intersect_count(SetopsKeyType type, const void *a, int64_t na,
 											  (int64_t *) scratch);
 	return setops_cpu_intersect_count_i32((const int32_t *) a, na, (const int32_t *) b, nb,
 										  (int32_t *) scratch);
+}
+
+static inline int
+setops_cpu_overlaps_within(SetopsKeyType type, const void *a, int64_t na, const void *b, int64_t nb,
+						   int64_t max_steps)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_overlaps_within_i64((const int64_t *) a, na, (const int64_t *) b, nb,
+											  max_steps);
+	return setops_cpu_overlaps_within_i32((const int32_t *) a, na, (const int32_t *) b, nb,
+										  max_steps);
 }
 
 static inline int

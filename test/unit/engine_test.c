@@ -188,6 +188,10 @@ count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 				  na, nb, setop_count_from_intersect((SetopsOp) op, na, nb, i), want[op]);	\
 		CHECK(ov == (want[SETOPS_OP_INTERSECT] > 0), "overlaps %s path=%s: %d",	\
 			  what, path_names[path], ov);										\
+		/* a step budget: the answer, or "not decided" */					\
+		ov = setops_cpu_overlaps_within_##SFX(a, na, b, nb, 1 + path);		\
+		CHECK(ov == -1 || ov == (want[SETOPS_OP_INTERSECT] > 0),			\
+			  "overlaps within %d steps %s: %d", 1 + path, what, ov);			\
 		CHECK(ca == (want[SETOPS_OP_INTERSECT] == nb), "contains(a, b) %s path=%s: %d",	\
 			  what, path_names[path], ca);										\
 		CHECK(cb == (want[SETOPS_OP_INTERSECT] == na), "contains(b, a) %s path=%s: %d",	\
@@ -509,6 +513,35 @@ interrupt_hook_case(void)
 	free(tmp);
 }
 
+/* overlaps within a step budget: decided early, or "not decided" (-1) */
+static void
+overlaps_budget_case(void)
+{
+	int64_t		n = 100000,
+				i;
+	int32_t    *evens = malloc(n * sizeof(int32_t));
+	int32_t    *odds = malloc(n * sizeof(int32_t));
+
+	for (i = 0; i < n; i++)
+	{
+		evens[i] = (int32_t) (2 * i);
+		odds[i] = (int32_t) (2 * i + 1);
+	}
+	CHECK(setops_cpu_overlaps_within_i32(evens, n, odds, n, 64) == -1,
+		  "interleaved, no key in both: undecided within 64 steps");
+	CHECK(setops_cpu_overlaps_within_i32(evens, n, odds, n, 0) == 0,
+		  "interleaved, no key in both: no, without a budget");
+	odds[0] = 0;
+	CHECK(setops_cpu_overlaps_within_i32(evens, n, odds, n, 1) == 1,
+		  "the first keys match: yes within one step");
+	odds[0] = 1;
+	odds[40] = 80;				/* evens[40] */
+	CHECK(setops_cpu_overlaps_within_i32(evens, n, odds, n, 200) == 1,
+		  "a key in both after 80 steps: yes within 200");
+	free(evens);
+	free(odds);
+}
+
 static void
 sort_cases(void)
 {
@@ -544,6 +577,7 @@ main(int argc, char **argv)
 		sort_cases();
 	}
 	interrupt_hook_case();
+	overlaps_budget_case();
 	printf("%ld passed, %ld failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
