@@ -54,6 +54,8 @@
 #              array and intarray, in variables and stored (device cache),
 #              overlaps stopping early, GIN @> lookups on 1M rows against
 #              intarray's gin__int_ops (test/bench/count_bench.sh)
+#   countsuites  the 0.2 suites alone, in gpu and auto mode: pg_regress, pgTAP
+#              13_counts and 14_packed_index, the upgrade from 0.1
 #   benchsmoke every SQL benchmark tiny, once, in gpu and auto mode
 #              (test/bench/smoke.sh, as CI runs it on the emulated service)
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
@@ -154,6 +156,22 @@ for s in "$@"; do
 		countbench)
 			pg_start || { status=1; continue; }
 			step countbench bash test/bench/count_bench.sh 7 16000000 4 1000000
+			;;
+		countsuites)
+			pg_start || { status=1; continue; }
+			step countsuites bash -c '
+				psql -XqAt -c "DROP DATABASE IF EXISTS setops_tap" -c "CREATE DATABASE setops_tap" &&
+				psql -XqAt -d setops_tap -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION setops" || exit 1
+				rc=0
+				for m in gpu auto; do
+					export PGOPTIONS="-c setops.device=$m"
+					echo "== setops.device=$m"
+					$PGRUN make -s installcheck PG_CONFIG=$PG_CONFIG PGOPTIONS="$PGOPTIONS" || { rc=1; head -c 20000 regression.diffs; }
+					pg_prove -d setops_tap --failures test/pgtap/13_counts.sql test/pgtap/14_packed_index.sql || rc=1
+				done
+				unset PGOPTIONS
+				bash test/upgrade/check.sh || rc=1
+				exit $rc'
 			;;
 		benchsmoke)
 			pg_start || { status=1; continue; }
