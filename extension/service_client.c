@@ -473,77 +473,30 @@ keys_less(const void *keys, int64 i, int64 j, SetopsKeyType type)
 }
 
 /*
- * Where a chunk's parts go in the slot, from base: inputs (nothing for an
- * argument sent by its cache key), values, outputs (none for a count).
+ * One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k.
+ * An argument with a cache key (whole, then) is sent by its key alone.
  */
-typedef struct ChunkLayout
-{
-	Size		a_bytes,
-				b_bytes;
-	Size		off_a,
-				off_b,
-				off_av,
-				off_bv,
-				off_out,
-				off_outv,
-				end;
-	int64		room;			/* output keys */
-} ChunkLayout;
-
-static void
-chunk_layout(const SetopsGpuSetopArgs *args, int64 na, int64 nb, bool a_by_key, bool b_by_key,
-			 Size base, ChunkLayout *lay)
-{
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
-	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
-
-	/* a count brings back 8 bytes: no room for outputs */
-	lay->room = args->count_mode ? 0 : setop_output_bound(args->op, na, nb);
-	lay->a_bytes = a_by_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
-	lay->b_bytes = b_by_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
-	lay->off_a = base;
-	lay->off_b = lay->off_a + SERVICE_ALIGN(lay->a_bytes);
-	lay->off_av = lay->off_b + SERVICE_ALIGN(lay->b_bytes);
-	lay->off_bv = lay->off_av + SERVICE_ALIGN(na * vs);
-	lay->off_out = lay->off_bv + SERVICE_ALIGN(nb * vs);
-	lay->off_outv = lay->off_out + SERVICE_ALIGN((lay->room + SETOPS_CPU_OUTPUT_SLACK) * ks);
-	lay->end = lay->off_outv + (lay->room + SETOPS_CPU_OUTPUT_SLACK) * vs;
-}
-
-/* The chunk's inputs (and values) into the pinned arena: the one CPU pass. */
-static void
-chunk_copy(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 bi, int64 na, int64 nb,
-		   const ChunkLayout *lay)
+static SetopsGpuStatus
+run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
+		  int64 bi, int64 b_end, int64 k, int64 *n,
+		  const SetopsCacheKey *a_key, const SetopsCacheKey *b_key, bool retry,
+		  char *errbuf, size_t errlen)
 {
 	char	   *base = service_slot_data(slot);
 	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
+	int64		na = a_end - ai,
+				nb = b_end - bi,
+				/* a count brings back 8 bytes: no room for outputs */
+				room = args->count_mode ? 0 : setop_output_bound(args->op, na, nb),
+				bound = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 :
+				args->count_mode == SETOPS_GPU_COUNT_CONTAINS ? nb :
+				args->count_mode ? Min(na, nb) : room;
+	Size		a_bytes = a_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
+	Size		b_bytes = b_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
 	double		t0 = setops_now_ms();
+	SetopsGpuStatus status;
 
-	if (lay->a_bytes)
-		setops_copy(base + lay->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks,
-					lay->a_bytes);
-	if (lay->b_bytes)
-		setops_copy(base + lay->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks,
-					lay->b_bytes);
-	if (vs)
-	{
-		setops_copy(base + lay->off_av, (const char *) args->a_vals + ai * vs, na * vs);
-		setops_copy(base + lay->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
-	}
-	args->ms_upload += setops_now_ms() - t0;
-}
-
-/*
- * The request of a chunk a[ai, a_end) x b[bi, b_end) laid out as lay, into
- * the slot's fields (not while the worker serves an earlier request).  An
- * argument with a cache key (whole, then) is sent by its key alone.
- */
-static void
-chunk_request(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
-			  int64 bi, int64 b_end, const ChunkLayout *lay,
-			  const SetopsCacheKey *a_key, const SetopsCacheKey *b_key, bool retry)
-{
 	slot->kind = REQ_SETOP;
 	slot->a_cached = a_key != NULL;
 	slot->b_cached = b_key != NULL;
@@ -555,22 +508,24 @@ chunk_request(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end
 	slot->cache_missing = 0;
 	slot->op = args->op;
 	slot->key_type = args->key_type;
-	slot->na = a_end - ai;
-	slot->nb = b_end - bi;
+	slot->na = na;
+	slot->nb = nb;
 	slot->inputs_distinct = args->inputs_distinct;
 	slot->count_mode = args->count_mode;
 	slot->inputs_sorted = args->inputs_sorted;
-	slot->val_stride = args->a_vals ? args->val_stride : 0;
+	slot->val_stride = (int) vs;
 	slot->a_packed = args->a_packed != NULL;
 	slot->b_packed = args->b_packed != NULL;
 	slot->a_packed_size = args->a_packed_size;
 	slot->b_packed_size = args->b_packed_size;
-	slot->off_a = lay->off_a;
-	slot->off_b = lay->off_b;
-	slot->off_av = lay->off_av;
-	slot->off_bv = lay->off_bv;
-	slot->off_out = lay->off_out;
-	slot->off_outv = lay->off_outv;
+	slot->off_a = 0;
+	slot->off_b = SERVICE_ALIGN(a_bytes);
+	slot->off_av = slot->off_b + SERVICE_ALIGN(b_bytes);
+	slot->off_bv = slot->off_av + SERVICE_ALIGN(na * vs);
+	slot->off_out = slot->off_bv + SERVICE_ALIGN(nb * vs);
+	slot->off_outv = slot->off_out + SERVICE_ALIGN((room + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	if (slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
+		return does_not_fit(slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
 	/*
 	 * A packed result, when this chunk is the whole operation and the slot
 	 * holds the result's bound; else keys come back (the caller packs them).
@@ -579,30 +534,26 @@ chunk_request(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end
 		ai == 0 && a_end == args->na && bi == 0 && b_end == args->nb &&
 		slot->off_out + args->out_packed_cap <= setops_service->slot_bytes;
 	slot->out_packed_cap = slot->want_packed ? args->out_packed_cap : 0;
-}
 
-/*
- * The worker's answer to the chunk request at ai, bi into args: timings,
- * an order break, the outputs (at k) or the count; *n the chunk's count.
- */
-static SetopsGpuStatus
-chunk_answer(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 bi, int64 k, int64 *n,
-			 char *errbuf, size_t errlen)
-{
-	char	   *base = service_slot_data(slot);
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
-	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
-	int64		na = slot->na,
-				nb = slot->nb,
-				bound = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 :
-				args->count_mode == SETOPS_GPU_COUNT_CONTAINS ? nb :
-				args->count_mode ? Min(na, nb) : setop_output_bound(args->op, na, nb);
-	double		t0;
+	/* the one CPU pass over the inputs: into the pinned arena */
+	if (!a_key)
+		setops_copy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
+	if (!b_key)
+		setops_copy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
+	if (vs)
+	{
+		setops_copy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
+		setops_copy(base + slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
+	}
+	args->ms_upload += setops_now_ms() - t0;
 
-	*n = 0;
+	status = submit_and_wait(slot, errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
+		return status;
 	if (slot->cache_missing != 0)
 	{
 		/* the caller sends what is missing and asks again */
+		*n = 0;
 		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 		return SETOPS_GPU_OK;
 	}
@@ -614,6 +565,7 @@ chunk_answer(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 bi, in
 		args->unsorted_arg = slot->unsorted_arg;
 		args->unsorted_pos = slot->unsorted_pos < 0 ? -1 :
 			slot->unsorted_pos + (slot->unsorted_arg == 1 ? ai : bi);
+		*n = 0;
 		return SETOPS_GPU_OK;
 	}
 	if (slot->out_count < 0 || slot->out_count > bound)
@@ -651,146 +603,6 @@ chunk_answer(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 bi, in
 	return SETOPS_GPU_OK;
 }
 
-/* One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k. */
-static SetopsGpuStatus
-run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
-		  int64 bi, int64 b_end, int64 k, int64 *n,
-		  const SetopsCacheKey *a_key, const SetopsCacheKey *b_key, bool retry,
-		  char *errbuf, size_t errlen)
-{
-	ChunkLayout lay;
-	SetopsGpuStatus status;
-
-	chunk_layout(args, a_end - ai, b_end - bi, a_key != NULL, b_key != NULL, 0, &lay);
-	if (lay.end > setops_service->slot_bytes)
-		return does_not_fit(lay.end, errbuf, errlen);
-	chunk_request(slot, args, ai, a_end, bi, b_end, &lay, a_key, b_key, retry);
-	chunk_copy(slot, args, ai, bi, a_end - ai, b_end - bi, &lay);
-	status = submit_and_wait(slot, errbuf, errlen);
-	if (status != SETOPS_GPU_OK)
-		return status;
-	return chunk_answer(slot, args, ai, bi, k, n, errbuf, errlen);
-}
-
-/*
- * The end (a_end, b_end) of the chunk from ai, bi on diagonal *d +
- * per_chunk (whole: the rest in one).  False when the inputs turn out
- * unsorted there: args then holds the first order break.
- */
-static bool
-next_chunk(SetopsGpuSetopArgs *args, int64 ai, int64 bi, int64 *d, int64 per_chunk, bool whole,
-		   int64 *a_end, int64 *b_end)
-{
-	*d += per_chunk;
-	if (whole || *d >= args->na + args->nb)
-	{
-		*a_end = args->na;
-		*b_end = args->nb;
-	}
-	else
-		setops_cpu_split(args->op, args->key_type, args->a, args->na, args->b, args->nb, *d,
-						 a_end, b_end);
-
-	/* a split over unsorted input can go anywhere; order across chunks */
-	if (*a_end < ai || *b_end < bi || *a_end > args->na || *b_end > args->nb ||
-		(ai > 0 && ai < *a_end && keys_less(args->a, ai, ai - 1, args->key_type)) ||
-		(bi > 0 && bi < *b_end && keys_less(args->b, bi, bi - 1, args->key_type)))
-	{
-		args->unsorted_arg = 1;
-		args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->a, args->na);
-		if (args->unsorted_pos < 0)
-		{
-			args->unsorted_arg = 2;
-			args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->b, args->nb);
-		}
-		return false;
-	}
-	return true;
-}
-
-/*
- * A count of k so far needs no more chunks: a key in both answers
- * overlaps, and so does a key of b that a lacks answer containment when
- * both are known to be in order.
- */
-static bool
-count_decided(const SetopsGpuSetopArgs *args, int64 k)
-{
-	return k > 0 && (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ||
-					 (args->count_mode == SETOPS_GPU_COUNT_CONTAINS && args->inputs_sorted));
-}
-
-/* Bytes of input a chunk of a pipelined count carries at most. */
-#define PIPELINE_CHUNK_BYTES ((Size) 32 << 20)
-
-/*
- * A count of plain keys, in chunks through the slot's two halves in turn:
- * while the worker counts one chunk (its transfer to the device and the
- * kernel), this backend copies the next into the other half.  A count
- * brings back nothing, so only the inputs' copy and transfer are left to
- * overlap.  per_chunk: input keys a chunk takes (fits a half).
- */
-static SetopsGpuStatus
-count_chunks_pipelined(ServiceSlot *slot, SetopsGpuSetopArgs *args, Size half, int64 per_chunk,
-					   char *errbuf, size_t errlen)
-{
-	int64		ai = 0,
-				bi = 0,
-				d = 0,
-				k = 0,
-				a_end,
-				b_end;
-	int			h = 0;
-	ChunkLayout lay;
-	SetopsGpuStatus status;
-
-	if (!next_chunk(args, ai, bi, &d, per_chunk, false, &a_end, &b_end))
-		return SETOPS_GPU_OK;
-	chunk_layout(args, a_end - ai, b_end - bi, false, false, 0, &lay);
-	chunk_copy(slot, args, ai, bi, a_end - ai, b_end - bi, &lay);
-	chunk_request(slot, args, ai, a_end, bi, b_end, &lay, NULL, NULL, false);
-	status = submit(slot, errbuf, errlen);
-	while (status == SETOPS_GPU_OK)
-	{
-		int64		flight_ai = ai,
-					flight_bi = bi,
-					n;
-		bool		more,
-					broken = false;
-
-		ai = a_end;
-		bi = b_end;
-		more = ai < args->na || bi < args->nb;
-		if (more)
-		{
-			h ^= 1;
-			broken = !next_chunk(args, ai, bi, &d, per_chunk, false, &a_end, &b_end);
-			if (!broken)
-			{
-				chunk_layout(args, a_end - ai, b_end - bi, false, false, h * half, &lay);
-				chunk_copy(slot, args, ai, bi, a_end - ai, b_end - bi, &lay);
-			}
-		}
-		status = wait_done(slot, errbuf, errlen);
-		/* an order break found here: args holds the first one already */
-		if (status != SETOPS_GPU_OK || broken)
-			return status;
-		status = chunk_answer(slot, args, flight_ai, flight_bi, 0, &n, errbuf, errlen);
-		if (status != SETOPS_GPU_OK || args->unsorted_arg != 0)
-			return status;
-		k += n;
-		if (!more || count_decided(args, k))
-		{
-			args->out_count = k;
-			return SETOPS_GPU_OK;
-		}
-		CHECK_FOR_INTERRUPTS();
-		chunk_request(slot, args, ai, a_end, bi, b_end, &lay, NULL, NULL, false);
-		status = submit(slot, errbuf, errlen);
-	}
-	return status;
-}
-
 static SetopsGpuStatus
 setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
@@ -805,14 +617,6 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 				d = 0,
 				k = 0;
 
-	if (args->count_mode && !packed && !vs)
-	{
-		Size		half = ((setops_service->slot_bytes - 64 * 1024) / 2) & ~(Size) 8191;
-		int64		pipelined = (int64) ((Min(half, PIPELINE_CHUNK_BYTES) - 8192) / ks);
-
-		if (args->na + args->nb > pipelined)
-			return count_chunks_pipelined(slot, args, half, pipelined, errbuf, errlen);
-	}
 	while (ai < args->na || bi < args->nb)
 	{
 		int64		a_end,
@@ -820,9 +624,31 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 					n;
 		SetopsGpuStatus status;
 
+		d += per_chunk;
 		/* packed values go whole (the slot must hold them) */
-		if (!next_chunk(args, ai, bi, &d, per_chunk, packed, &a_end, &b_end))
+		if (packed || d >= args->na + args->nb)
+		{
+			a_end = args->na;
+			b_end = args->nb;
+		}
+		else
+			setops_cpu_split(args->op, args->key_type, args->a, args->na, args->b, args->nb, d,
+							 &a_end, &b_end);
+
+		/* a split over unsorted input can go anywhere; order across chunks */
+		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb ||
+			(ai > 0 && ai < a_end && keys_less(args->a, ai, ai - 1, args->key_type)) ||
+			(bi > 0 && bi < b_end && keys_less(args->b, bi, bi - 1, args->key_type)))
+		{
+			args->unsorted_arg = 1;
+			args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->a, args->na);
+			if (args->unsorted_pos < 0)
+			{
+				args->unsorted_arg = 2;
+				args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->b, args->nb);
+			}
 			return SETOPS_GPU_OK;
+		}
 		status = run_chunk(slot, args, ai, a_end, bi, b_end, k, &n, NULL, NULL, false,
 						   errbuf, errlen);
 		if (status != SETOPS_GPU_OK || args->unsorted_arg != 0)
@@ -830,7 +656,10 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 		k += n;
 		ai = a_end;
 		bi = b_end;
-		if (count_decided(args, k))
+		/* a key in both: the rest cannot change the answer; nor can it when
+		 * b has a key a lacks and both are known to be in order */
+		if (k > 0 && (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ||
+					  (args->count_mode == SETOPS_GPU_COUNT_CONTAINS && args->inputs_sorted)))
 			break;
 		CHECK_FOR_INTERRUPTS();
 	}
