@@ -55,20 +55,8 @@ struct CountParams
 #endif
 
 template <typename Key> struct CountShape;
-template <> struct CountShape<int32_t>
-{
-	static const int NT = 128;
-	static const int VT = SETOPS_COUNT_VT32;
-	typedef int4 Vec;
-	static const int VN = 4;
-};
-template <> struct CountShape<int64_t>
-{
-	static const int NT = 128;
-	static const int VT = SETOPS_COUNT_VT64;
-	typedef longlong2 Vec;
-	static const int VN = 2;
-};
+template <> struct CountShape<int32_t> : TileShapeOf<int32_t, 128, SETOPS_COUNT_VT32> {};
+template <> struct CountShape<int64_t> : TileShapeOf<int64_t, 128, SETOPS_COUNT_VT64> {};
 
 /*
  * Persistent blocks: block i takes tiles i, i + grid, i + 2 grid, ...,

@@ -33,21 +33,31 @@ namespace setops
 #define SETOPS_VT64 17
 #endif
 
-template <typename Key> struct TileShape;
-template <> struct TileShape<int32_t>
+/* 16-byte loads: the vector of each key type, and its keys */
+template <typename Key> struct TileVector;
+template <> struct TileVector<int32_t>
 {
-	static const int NT = SETOPS_NT32;
-	static const int VT = SETOPS_VT32;
-	typedef int4 Vec;			/* 16-byte loads */
+	typedef int4 Vec;
 	static const int VN = 4;
 };
-template <> struct TileShape<int64_t>
+template <> struct TileVector<int64_t>
 {
-	static const int NT = SETOPS_NT64;
-	static const int VT = SETOPS_VT64;
 	typedef longlong2 Vec;
 	static const int VN = 2;
 };
+
+/* A tile of NT threads with VT key-rank slots each. */
+template <typename Key, int NT_, int VT_>
+struct TileShapeOf : TileVector<Key>
+{
+	static const int NT = NT_;
+	static const int VT = VT_;
+};
+
+/* The operations' tiles. */
+template <typename Key> struct TileShape;
+template <> struct TileShape<int32_t> : TileShapeOf<int32_t, SETOPS_NT32, SETOPS_VT32> {};
+template <> struct TileShape<int64_t> : TileShapeOf<int64_t, SETOPS_NT64, SETOPS_VT64> {};
 
 /*
  * Key-rank slots per tile, and the shared keys a tile loads (with slack
