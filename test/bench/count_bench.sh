@@ -145,6 +145,7 @@ BEGIN
 END $$;
 SQL
 
+if has vars || has stored; then
 psql -Xq -v ON_ERROR_STOP=1 <<'SQL'
 SET search_path = setops_count_bench, public;
 \echo == vars and stored: medians (ms)
@@ -171,7 +172,7 @@ GROUP BY 1, 2 ORDER BY 1, 2;
 -- every form's answers agree: counts with intarray's, per pair of rows
 DO $$ BEGIN
     IF EXISTS (SELECT 1 FROM results WHERE part = 'vars' AND form IN ('count', 'build', 'intarray')
-               HAVING count(DISTINCT answer) <> 1) OR
+               HAVING count(*) > 0 AND count(DISTINCT answer) <> 1) OR
        EXISTS (SELECT 1 FROM results WHERE part = 'stored'
                GROUP BY regexp_replace(form, '^[a-z]+ ', '') HAVING count(DISTINCT answer) <> 1) OR
        EXISTS (SELECT 1 FROM results WHERE form = 'overlaps, first keys match' AND answer <> 'true') OR
@@ -180,6 +181,7 @@ DO $$ BEGIN
     END IF;
 END $$;
 SQL
+fi
 
 # index: GIN on packed posting lists against intarray's GIN on int4[]
 if ! has index; then
