@@ -9,7 +9,10 @@
 -- Random and adversarial inputs: long runs across tile boundaries, empty,
 -- all-equal, disjoint, the only common key first or last, one copy short,
 -- sizes at tile multiples +-1, skewed sizes around the 32x galloping ratio,
--- extremes, and one case over 2^20 keys (the GPU under auto).
+-- extremes, and one case over 2^20 keys (the GPU under auto).  Every case
+-- again stored out of line (the GPU service's device cache, cold and
+-- warm), and 2M-key stored pairs (one within the other) against the CPU
+-- engine.
 --
 -- Mode-independent: run under any setops.device.
 BEGIN;
@@ -89,7 +92,34 @@ SELECT c.id,
         FROM unnest(c.a || c.b) k) AS fits4
 FROM cases c, pg_temp.ref_setops(c.a, c.b) r;
 
-SELECT plan(4 + 9 * 70);
+-- Stored out of line, as tables keep large arrays: through the GPU service
+-- these go by their identity, and the device cache answers (cold on the
+-- first round, warm on the second); small ones stay inline.
+CREATE TEMP TABLE stored (id int PRIMARY KEY, a int8[], b int8[], a4 int4[], b4 int4[]);
+ALTER TABLE stored ALTER a SET STORAGE EXTERNAL, ALTER b SET STORAGE EXTERNAL,
+    ALTER a4 SET STORAGE EXTERNAL, ALTER b4 SET STORAGE EXTERNAL;
+INSERT INTO stored
+SELECT c.id, c.a, c.b, CASE WHEN e.fits4 THEN c.a::int4[] END, CASE WHEN e.fits4 THEN c.b::int4[] END
+FROM cases c JOIN expect e USING (id);
+-- and one pair large enough for many tiles on every GPU block (4M keys),
+-- against the CPU engine's answers (the engine is held to the reference above)
+CREATE TEMP TABLE big (id int PRIMARY KEY, a int4[]);
+ALTER TABLE big ALTER a SET STORAGE EXTERNAL;
+INSERT INTO big VALUES (1, pg_temp.rand_sorted(2000000, 0, 3000000)::int4[]),
+                       (2, pg_temp.rand_sorted(2000000, 0, 3000000)::int4[]);
+INSERT INTO big SELECT 3, a[1:1500000] FROM big WHERE id = 1;	-- within row 1
+SET LOCAL setops.device = cpu;
+CREATE TEMP TABLE big_want AS
+SELECT x.id AS xid, y.id AS yid,
+       format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+              array_intersect_count(x.a, y.a), array_union_count(x.a, y.a),
+              array_difference_count(x.a, y.a), array_symdiff_count(x.a, y.a),
+              array_jaccard(x.a, y.a), array_overlaps(x.a, y.a), array_contains(x.a, y.a),
+              array_contained_by(x.a, y.a)) AS want
+FROM big x, big y WHERE x.id <> y.id;
+RESET setops.device;
+
+SELECT plan(4 + 9 * 70 + 4 * 70 + 2 * 6);
 
 SELECT is((SELECT count(*) FROM cases), 70::bigint, 'number of cases');
 SELECT is((SELECT count(*) FROM expect WHERE NOT fits4), 4::bigint, 'cases with int8-only keys');
@@ -179,6 +209,30 @@ SELECT ok(CASE WHEN e.fits4 THEN
 FROM cases c JOIN expect e USING (id),
      LATERAL (SELECT CASE WHEN e.fits4 THEN c.a::int4[]::packed_int4 END AS a,
                      CASE WHEN e.fits4 THEN c.b::int4[]::packed_int4 END AS b) p ORDER BY id;
+
+-- stored, twice: cold, then warm
+SELECT is(format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(s.a, s.b), array_union_count(s.a, s.b),
+                 array_difference_count(s.a, s.b), array_symdiff_count(s.a, s.b),
+                 array_jaccard(s.a, s.b), array_overlaps(s.a, s.b), array_contains(s.a, s.b),
+                 array_contained_by(s.a, s.b)), e.want, format('stored int8[], round %s, %s', r, c.label))
+FROM generate_series(1, 2) r, stored s JOIN expect e USING (id) JOIN cases c USING (id) ORDER BY r, id;
+SELECT is(CASE WHEN e.fits4 THEN
+          format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(s.a4, s.b4), array_union_count(s.a4, s.b4),
+                 array_difference_count(s.a4, s.b4), array_symdiff_count(s.a4, s.b4),
+                 array_jaccard(s.a4, s.b4), array_overlaps(s.a4, s.b4), array_contains(s.a4, s.b4),
+                 array_contained_by(s.a4, s.b4))
+          ELSE e.want END, e.want, format('stored int4[], round %s, %s', r, c.label))
+FROM generate_series(1, 2) r, stored s JOIN expect e USING (id) JOIN cases c USING (id) ORDER BY r, id;
+SELECT is(format('i=%s u=%s d=%s s=%s j=%s ov=%s ab=%s ba=%s',
+                 array_intersect_count(x.a, y.a), array_union_count(x.a, y.a),
+                 array_difference_count(x.a, y.a), array_symdiff_count(x.a, y.a),
+                 array_jaccard(x.a, y.a), array_overlaps(x.a, y.a), array_contains(x.a, y.a),
+                 array_contained_by(x.a, y.a)), w.want,
+          format('stored 2M-key int4[] %s with %s, round %s', x.id, y.id, r))
+FROM generate_series(1, 2) r, big_want w JOIN big x ON x.id = w.xid JOIN big y ON y.id = w.yid
+ORDER BY r, w.xid, w.yid;
 
 SELECT * FROM finish();
 ROLLBACK;
