@@ -9,7 +9,10 @@
 #      (test/pgtap) and every committed benchmark in its smoke mode
 #      (test/bench/smoke.sh: tiny sizes, one run, answers compared, timings
 #      not checked);
-#   3. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh).
+#   3. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh);
+#   4. the distributed suite on a sharded cluster of its own, a coordinator
+#      and two shards (test/shard/run.sh: postgres_fdw, PL/Proxy, a shard
+#      stopped mid-query), in cpu and auto mode.
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
@@ -18,7 +21,8 @@
 #   SETOPS_TEST_MODES     modes to run (default: "cpu auto", plus "gpu"
 #                         when setops_devices() lists a GPU)
 #   SETOPS_TEST_EXISTING  1: use the running server that PGHOST etc. name,
-#                         skip installing, building and the cluster
+#                         skip installing, building and the cluster (and
+#                         the sharded cluster's suite, which starts servers)
 #   SETOPS_TEST_RUN_AS    prefix for commands that write into the checkout
 #                         (pg_regress), e.g. "$PGRUN" on the GPU machine
 #   SETOPS_TEST_BENCH     0: skip the benchmarks' smoke runs
@@ -78,6 +82,9 @@ fi
 # shellcheck disable=SC2086
 run_modes "" $modes
 run_suite "upgrade 0.1 -> 0.2 against a fresh install" bash test/upgrade/check.sh
+[ "${SETOPS_TEST_EXISTING:-0}" != 1 ] &&
+	run_suite "sharded cluster (postgres_fdw, PL/Proxy, faults), setops.device=cpu, auto" \
+		bash test/shard/run.sh cpu auto
 
 # The GPU service (shared_preload_libraries) on a machine without a GPU:
 # it answers with the CPU engine (setops.service_emulate), so gpu mode
