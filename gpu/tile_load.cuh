@@ -307,15 +307,16 @@ tile_load(const Key *a, int na, const Key *b, int nb, TileRange &r, Key *keys)
  * one.  tile_load_async only issues the copies (the caller commits and
  * waits for them); the order is checked afterwards, in shared memory
  * (tile_check_order).  A vector that runs past the end of its input is
- * copied in part, the rest zero-filled.
+ * copied key by key, up to the input's end (a 16-byte copy would read past
+ * it); the keys after it are never compared.
  */
 __device__ __forceinline__ void
-copy_async16(void *shared, const void *global, int bytes)
+copy_async16(void *shared, const void *global)
 {
 	unsigned	s = (unsigned) __cvta_generic_to_shared(shared);
 
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-				 :: "r"(s), "l"(global), "r"(bytes) : "memory");
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"
+				 :: "r"(s), "l"(global) : "memory");
 }
 
 /* One key (4 or 8 bytes): the end of an input, where 16 bytes would read
@@ -368,7 +369,7 @@ tile_load_async(const Key *a, int na, const Key *b, int nb, const TileRange &r, 
 		const Key  *src = (from_a ? a : b) + gv * VN;
 
 		if (left >= VN)
-			copy_async16(dst, src, 16);
+			copy_async16(dst, src);
 		else
 			for (int e = 0; e < left; e++)
 				copy_async_key<Key>(dst + e, src + e);
