@@ -656,10 +656,7 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 		k += n;
 		ai = a_end;
 		bi = b_end;
-		/* a key in both: the rest cannot change the answer; nor can it when
-		 * b has a key a lacks and both are known to be in order */
-		if (k > 0 && (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ||
-					  (args->count_mode == SETOPS_GPU_COUNT_CONTAINS && args->inputs_sorted)))
+		if (setops_gpu_count_decided(args, k))
 			break;
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -381,19 +381,15 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		status = run_chunk(args, ai, a_end, bi, b_end, k, &n, &chunk_flags, errbuf, errlen);
 		if (status != SETOPS_GPU_OK)
 			return status;
-		/* a key in both: the rest cannot change the answer */
-		if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS && n > 0)
+		/* decided: a key in both answers overlaps whatever the order; b not
+		 * within a answers containment where no order break was seen */
+		if (setops_gpu_count_decided(args, n) &&
+			(args->count_mode == SETOPS_GPU_COUNT_OVERLAPS || !(flags | chunk_flags)))
 		{
-			args->out_count = 1;
+			args->out_count = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 : n;
 			return SETOPS_GPU_OK;
 		}
 		flags |= chunk_flags;
-		/* b not within a, and no order break can be hiding in the rest */
-		if (args->count_mode == SETOPS_GPU_COUNT_CONTAINS && n > 0 && args->inputs_sorted && !flags)
-		{
-			args->out_count = n;
-			return SETOPS_GPU_OK;
-		}
 		if (flags)
 			break;
 		k += n;

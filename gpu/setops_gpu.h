@@ -167,6 +167,19 @@ extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
 										char *errbuf, size_t errlen);
 
 /*
+ * Whether a count whose parts so far gave k needs no more parts: a key in
+ * both answers overlaps, and a key of b that a lacks answers containment
+ * when both are known in order (else the rest must still be checked).
+ * For whoever splits a count into parts.
+ */
+static inline int
+setops_gpu_count_decided(const SetopsGpuSetopArgs *args, int64_t k)
+{
+	return k > 0 && (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ||
+					 (args->count_mode == SETOPS_GPU_COUNT_CONTAINS && args->inputs_sorted));
+}
+
+/*
  * The same operation split over several GPUs: part i (of nparts) runs on
  * devices[i] with a share of the inputs proportional to weights[i], all at
  * once, and the outputs concatenate in order (Balanced Path splits: the
