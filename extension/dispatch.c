@@ -352,8 +352,8 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 }
 
 /*
- * Counts and predicates on the CPU engine.  The count and contains need
- * both inputs in order first; overlaps answers "yes" as soon as a key is
+ * Counts and predicates on the CPU engine.  Contains needs both inputs in
+ * order first, the count checks as it goes; overlaps answers "yes" as soon as a key is
  * found in both (true in any order: the key is in both), and checks the
  * order only before it answers "no".
  */
@@ -381,10 +381,17 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 			r = setops_cpu_contains(a->type, a->data, a->n, b->data, b->n);
 			break;
 		default:
-			setops_require_sorted2(fname, a, b);
+			/* the count checks the order as it reads (-1 at a break): the
+			 * message's position comes from the plain check */
 			scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * setops_key_size(a->type));
 			r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n, scratch);
 			pfree(scratch);
+			if (r < 0)
+			{
+				setops_require_sorted2(fname, a, b);
+				elog(ERROR, "%s: the CPU engine saw an order break that the order check did not find",
+					 fname);
+			}
 			break;
 	}
 	setops_last.cpu_ms = setops_now_ms() - t0;

@@ -290,8 +290,10 @@ emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b
 	{
 		void	   *scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * ks);
 
+		/* both in order (above), so never -1 */
 		slot->out_count = setops_cpu_intersect_count(slot->key_type, a, slot->na, b, slot->nb,
 													 scratch);
+		Assert(slot->out_count >= 0);
 		pfree(scratch);
 	}
 	else if (slot->val_stride == 0)

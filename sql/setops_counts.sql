@@ -70,6 +70,13 @@ SELECT array_union_count('{2,1}'::int8[], '{1}'::int8[]);
 SELECT array_jaccard('{1,NULL}'::int4[], '{1}'::int4[]);
 SELECT array_difference_count('{{1,2},{3,4}}'::int4[], '{1}'::int4[]);
 SELECT array_symdiff_count('{1}'::int4[]::packed_int4, '{3,1}'::int4[]);
+-- long inputs, keys seldom repeated (the CPU engine's SIMD count, which
+-- checks the order as it reads): one key out of place deep inside
+SELECT array_intersect_count(array_agg(i * 3), array_agg(CASE WHEN i = 70001 THEN 5 ELSE i * 2 END))
+FROM generate_series(1, 100000) i;
+SELECT array_union_count(array_agg(CASE WHEN i = 99999 THEN 0 ELSE i END::int8),
+                         array_agg(CASE WHEN i = 3 THEN 0 ELSE i END::int8))
+FROM generate_series(1, 100000) i;
 -- contains checks the order of both before it answers
 SELECT array_contains('{1,2,3,5,4}'::int4[], '{1}'::int4[]);
 SELECT array_contained_by('{5,4}'::int8[], '{1,2,3,4,5}'::int8[]);

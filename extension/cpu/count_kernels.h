@@ -4,14 +4,16 @@
  *	  included by setop_engine.c after setop_kernels.h, once per key type,
  *	  with KEY and SFX defined (it uses that file's gallop).
  *
- *   intersect count  the key-rank count sum(min(ca, cb)), by galloping for
+ *   intersect count  the key-rank count sum(min(ca, cb)), checking both
+ *                    inputs' order on the way: by SIMD count windows in four
+ *                    streams where keys rarely repeat, by galloping for
  *                    skewed sizes, else by the operations' chunks; every
  *                    other count follows from it (setop_count_from_intersect);
  *   overlaps         some key in both: leapfrog galloping, stops at the
  *                    first common key;
  *   contains         b's multiset within a's: b's runs found in a by
  *                    galloping, stops at the first run a has too few of.
- * The caller checks the order of the inputs (see engine.h for when).
+ * Overlaps and contains leave the order to the caller (see engine.h).
  */
 
 #define SETOPS_CAT2(a, b) a##_##b
@@ -92,6 +94,124 @@ F(count_gallop) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 	return k;
 }
 
+/* Branch-free merge count (the windows' leftovers). */
+static int64_t
+F(count_merge) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	int64_t		i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+	{
+		KEY			x = a[i],
+					y = b[j];
+
+		k += (x == y);
+		i += (x <= y);
+		j += (y <= x);
+	}
+	return k;
+}
+
+static inline int
+F(out_of_order) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	return F(setops_cpu_first_unsorted) (a, na) >= 0 ||
+		F(setops_cpu_first_unsorted) (b, nb) >= 0;
+}
+
+#ifdef SETOPS_HAVE_AVX2
+/* Rounds of count windows between interrupt checks (about a million keys
+ * over four streams) */
+#define COUNT_WINDOWS_PER_CHECK 32768
+#define COUNT_STREAMS SETOPS_AVX2_COUNT_STREAMS
+
+static inline int
+F(window_room) (const SetopsCountStream *s)
+{
+	int64_t		lanes = 32 / sizeof(KEY);
+
+	return s->i + lanes + 1 <= s->i_end && s->j + lanes + 1 <= s->j_end;
+}
+
+/*
+ * Count windows (simd_avx2.c) in four streams that end on Balanced Path
+ * splits, so that the stream's chains overlap; the windows check the order
+ * of the keys they consume, and each stream's leftovers are checked before
+ * the scalar merge counts them.  Memory is read once, which is most of a
+ * count's cost: building the result and a separate order pass each read
+ * it again.  -1 at an order break.
+ */
+static int64_t
+F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+{
+	SetopsCountStream st[COUNT_STREAMS];
+	int64_t		sa[COUNT_STREAMS + 1],
+				sb[COUNT_STREAMS + 1],
+				k = 0;
+	int			s,
+				all_room;
+
+	sa[0] = sb[0] = 0;
+	sa[COUNT_STREAMS] = na;
+	sb[COUNT_STREAMS] = nb;
+	for (s = 1; s < COUNT_STREAMS; s++)
+		F(setops_cpu_split) (SETOPS_OP_INTERSECT, a, na, b, nb,
+							 (na + nb) * s / COUNT_STREAMS, &sa[s], &sb[s]);
+	for (s = 1; s <= COUNT_STREAMS; s++)
+	{
+		/* splits out of step happen only on unsorted input; so do
+		 * neighbours across a split out of order, which no stream sees */
+		if (sa[s] < sa[s - 1] || sb[s] < sb[s - 1] || sa[s] > na || sb[s] > nb)
+			return -1;
+		if (s < COUNT_STREAMS &&
+			((sa[s] > 0 && sa[s] < na && a[sa[s]] < a[sa[s] - 1]) ||
+			 (sb[s] > 0 && sb[s] < nb && b[sb[s]] < b[sb[s] - 1])))
+			return -1;
+	}
+	for (s = 0; s < COUNT_STREAMS; s++)
+	{
+		st[s].i = sa[s];
+		st[s].j = sb[s];
+		st[s].i_end = sa[s + 1];
+		st[s].j_end = sb[s + 1];
+		st[s].k = 0;
+	}
+
+	do
+	{
+		if (!SETOPS_CAT(setops_avx2_isect_count, SFX) (a, b, st, COUNT_STREAMS,
+													   COUNT_WINDOWS_PER_CHECK))
+			return -1;
+		all_room = 1;
+		for (s = 0; s < COUNT_STREAMS; s++)
+			all_room &= F(window_room) (&st[s]);
+		setops_cpu_check_interrupts();
+	} while (all_room);
+
+	for (s = 0; s < COUNT_STREAMS; s++)
+	{
+		SetopsCountStream *t = &st[s];
+
+		while (F(window_room) (t))
+		{
+			if (!SETOPS_CAT(setops_avx2_isect_count, SFX) (a, b, t, 1, COUNT_WINDOWS_PER_CHECK))
+				return -1;
+			setops_cpu_check_interrupts();
+		}
+		/* the pairs up to (i, j) were checked by the windows or above */
+		if (F(out_of_order) (a + t->i, t->i_end - t->i, b + t->j, t->j_end - t->j))
+			return -1;
+		k += t->k + F(count_merge) (a + t->i, t->i_end - t->i, b + t->j, t->j_end - t->j);
+	}
+	return k;
+}
+
+#undef COUNT_WINDOWS_PER_CHECK
+#undef COUNT_STREAMS
+#endif
+
 int64_t
 F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t nb, KEY *scratch)
 {
@@ -100,12 +220,20 @@ F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t n
 				hi = na < nb ? nb : na;
 
 	if (lo == 0)
-		return 0;
+		return F(out_of_order) (a, na, b, nb) ? -1 : 0;
 	/* galloping as the operations choose it: sizes far apart, or ranges
-	 * apart; any other path is the chunks' own choice */
+	 * apart; SIMD windows where keys rarely repeat; any other path is the
+	 * chunks' own choice */
 	if (path == SETOPS_PATH_AUTO &&
 		(hi / lo >= SETOPS_CPU_GALLOP_RATIO || a[na - 1] < b[0] || b[nb - 1] < a[0]))
 		path = SETOPS_PATH_GALLOP;
+#ifdef SETOPS_HAVE_AVX2
+	if (simd_now() >= SETOPS_SIMD_AVX2 &&
+		(path == SETOPS_PATH_SIMD || (path == SETOPS_PATH_AUTO && F(few_repeats) (a, na, b, nb))))
+		return F(count_windows) (a, na, b, nb);
+#endif
+	if (F(out_of_order) (a, na, b, nb))
+		return -1;
 	if (path == SETOPS_PATH_GALLOP)
 		return F(count_gallop) (a, na, b, nb);
 	return F(count_chunked) (a, na, b, nb, scratch);

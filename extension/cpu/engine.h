@@ -76,12 +76,14 @@ extern void setops_cpu_split_i64(SetopsOp op, const int64_t *a, int64_t na,
 /*
  * Counts and predicates without building a result.  intersect_count is the
  * key-rank count sum over keys of min(ca, cb), from which every other
- * operation's count follows (setop_count_from_intersect in setop_kind.h).
- * overlaps: 1 when some key occurs in both, stopping at the first;
- * contains: 1 when every key of b occurs in a at least as often as in b,
- * stopping at the first that does not.  Inputs must be sorted: a caller
- * that has not checked may still trust overlaps' 1 (a key found in both
- * is in both, in any order), nothing else.  Skewed sizes gallop, as the
+ * operation's count follows (setop_count_from_intersect in setop_kind.h);
+ * it checks both inputs' order on the way (one pass over memory for both)
+ * and returns -1 when either is out of order: setops_cpu_first_unsorted
+ * then says where.  overlaps: 1 when some key occurs in both, stopping at
+ * the first; contains: 1 when every key of b occurs in a at least as often
+ * as in b, stopping at the first that does not.  These two need sorted
+ * inputs: a caller that has not checked may still trust overlaps' 1 (a key
+ * found in both is in both, in any order), nothing else.  Skewed sizes gallop, as the
  * operations do.  intersect_count's scratch holds SETOPS_CPU_COUNT_SCRATCH
  * keys.
  */

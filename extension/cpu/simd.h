@@ -33,6 +33,35 @@ extern int64_t setops_avx2_isect_diff_i64(int diff,
 										  int64_t a_base,
 										  int64_t *i_end, int64_t *j_end);
 
+/*
+ * Intersection count over SIMD windows, no output: nstreams (1 or
+ * SETOPS_AVX2_COUNT_STREAMS) independent streams advance together so that
+ * their load-compare-advance chains overlap.  A stream covers a[i, i_end)
+ * and b[j, j_end), ending on Balanced Path splits; windows run while every
+ * stream has room for one, for at most max_windows rounds, and leave each
+ * (i, j) key-rank consistent, k increased by the matches.  Each window
+ * also checks its keys' order against their right neighbours: returns 0
+ * at an order break (the streams' state is then meaningless), else 1.
+ * Keys a window consumed were all checked; the caller checks the rest.
+ */
+#define SETOPS_AVX2_COUNT_STREAMS 4
+
+typedef struct SetopsCountStream
+{
+	int64_t		i,
+				j,
+				i_end,
+				j_end,
+				k;
+} SetopsCountStream;
+
+extern int	setops_avx2_isect_count_i32(const int32_t *a, const int32_t *b,
+										SetopsCountStream *streams, int nstreams,
+										int64_t max_windows);
+extern int	setops_avx2_isect_count_i64(const int64_t *a, const int64_t *b,
+										SetopsCountStream *streams, int nstreams,
+										int64_t max_windows);
+
 extern int64_t setops_avx2_first_unsorted_i32(const int32_t *a, int64_t n);
 extern int64_t setops_avx2_first_unsorted_i64(const int64_t *a, int64_t n);
 

@@ -235,6 +235,124 @@ setops_avx2_isect_diff_i64(int diff, const int64_t *a, int64_t na,
 }
 
 /*
+ * Count windows (see simd.h).  A window at (i, j) loads a[i, i + 8) and
+ * the same shifted by one, a[i + 1, i + 9): lane by lane, a descent there
+ * is an order break, an equality inside the window (lanes 0..6) a repeat,
+ * which the all-pairs compare cannot rank: then a few scalar merge steps,
+ * which consume only keys this window checked.  Each window consumes keys
+ * up to the smaller of the two window maxima, so the next one starts at or
+ * before i + 8 and every pair of neighbours a stream consumes is checked.
+ * Room for a window: nine keys on each side (the shifted load's last).
+ */
+#define COUNT_ROOM(s, LANES) \
+	((s)->i + (LANES) + 1 <= (s)->i_end && (s)->j + (LANES) + 1 <= (s)->j_end)
+
+#define COUNT_SCALAR_STEPS(KEY, LANES, s)									\
+	do {																	\
+		int			t_;														\
+		for (t_ = 0; t_ < (LANES); t_++)									\
+		{																	\
+			KEY			x_ = a[(s)->i], y_ = b[(s)->j];						\
+			(s)->k += (x_ == y_);											\
+			(s)->i += (x_ <= y_);											\
+			(s)->j += (y_ <= x_);											\
+		}																	\
+	} while (0)
+
+/*
+ * One window of stream s; 0 at an order break.  The all-pairs compare
+ * rotates b's window one key at a time (ROT: the 32-bit lane indices of a
+ * rotation by one key); MASK gives one bit per key.
+ */
+#define DEFINE_COUNT_WINDOW(SFX, KEY, LANES, CMPGT, CMPEQ, MASK, SET1, ROT)	\
+static inline __attribute__((always_inline)) AVX2_FN int					\
+count_window_##SFX(const KEY *a, const KEY *b, SetopsCountStream *s)		\
+{																			\
+	const __m256i rot = ROT;												\
+	__m256i		va = _mm256_loadu_si256((const __m256i *) (a + s->i));		\
+	__m256i		vb = _mm256_loadu_si256((const __m256i *) (b + s->j));		\
+	__m256i		na = _mm256_loadu_si256((const __m256i *) (a + s->i + 1));	\
+	__m256i		nb = _mm256_loadu_si256((const __m256i *) (b + s->j + 1));	\
+	__m256i		match,														\
+				vmx;														\
+	unsigned	desc,														\
+				rep,														\
+				a_past,														\
+				b_past;														\
+	KEY			mx;															\
+	int			t;															\
+																			\
+	desc = MASK(_mm256_or_si256(CMPGT(va, na), CMPGT(vb, nb)));				\
+	rep = MASK(_mm256_or_si256(CMPEQ(va, na), CMPEQ(vb, nb))) &				\
+		((1u << ((LANES) - 1)) - 1);										\
+	if (desc | rep)															\
+	{																		\
+		if (desc)															\
+			return 0;														\
+		COUNT_SCALAR_STEPS(KEY, LANES, s);									\
+		return 1;															\
+	}																		\
+	mx = a[s->i + (LANES) - 1] < b[s->j + (LANES) - 1] ?					\
+		a[s->i + (LANES) - 1] : b[s->j + (LANES) - 1];						\
+	vmx = SET1(mx);															\
+	a_past = MASK(CMPGT(va, vmx));											\
+	b_past = MASK(CMPGT(vb, vmx));											\
+	match = CMPEQ(va, vb);													\
+	for (t = 0; t < (LANES) - 1; t++)										\
+	{																		\
+		vb = _mm256_permutevar8x32_epi32(vb, rot);							\
+		match = _mm256_or_si256(match, CMPEQ(va, vb));						\
+	}																		\
+	s->k += __builtin_popcount(MASK(match));								\
+	s->i += (LANES) - __builtin_popcount(a_past);							\
+	s->j += (LANES) - __builtin_popcount(b_past);							\
+	return 1;																\
+}
+
+#define MASK32(v) ((unsigned) _mm256_movemask_ps(_mm256_castsi256_ps(v)))
+#define MASK64(v) ((unsigned) _mm256_movemask_pd(_mm256_castsi256_pd(v)))
+
+DEFINE_COUNT_WINDOW(i32, int32_t, 8, _mm256_cmpgt_epi32, _mm256_cmpeq_epi32, MASK32,
+					_mm256_set1_epi32, _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0))
+DEFINE_COUNT_WINDOW(i64, int64_t, 4, _mm256_cmpgt_epi64, _mm256_cmpeq_epi64, MASK64,
+					_mm256_set1_epi64x, _mm256_setr_epi32(2, 3, 4, 5, 6, 7, 0, 1))
+
+/* Four streams in one loop body: their chains are independent, so the
+ * core overlaps them; then one stream at a time. */
+#define DEFINE_ISECT_COUNT(SFX, KEY, LANES)									\
+AVX2_FN int																	\
+setops_avx2_isect_count_##SFX(const KEY *a, const KEY *b,					\
+							  SetopsCountStream *st, int nstreams,			\
+							  int64_t max_windows)							\
+{																			\
+	int64_t		w = 0;														\
+																			\
+	if (nstreams == SETOPS_AVX2_COUNT_STREAMS)								\
+	{																		\
+		while (w++ < max_windows &&											\
+			   COUNT_ROOM(&st[0], LANES) && COUNT_ROOM(&st[1], LANES) &&	\
+			   COUNT_ROOM(&st[2], LANES) && COUNT_ROOM(&st[3], LANES))		\
+		{																	\
+			int			ok = count_window_##SFX(a, b, &st[0]);				\
+																			\
+			ok &= count_window_##SFX(a, b, &st[1]);							\
+			ok &= count_window_##SFX(a, b, &st[2]);							\
+			ok &= count_window_##SFX(a, b, &st[3]);							\
+			if (!ok)														\
+				return 0;													\
+		}																	\
+		return 1;															\
+	}																		\
+	while (w++ < max_windows && COUNT_ROOM(&st[0], LANES))					\
+		if (!count_window_##SFX(a, b, &st[0]))								\
+			return 0;														\
+	return 1;																\
+}
+
+DEFINE_ISECT_COUNT(i32, int32_t, 8)
+DEFINE_ISECT_COUNT(i64, int64_t, 4)
+
+/*
  * Sortedness: compare each block of 32 keys (16 for int64) with the same
  * block shifted by one, and find the exact position only in the block that
  * fails.

@@ -203,6 +203,71 @@ count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 DEFINE_COUNT_CASE(i32, int32_t)
 DEFINE_COUNT_CASE(i64, int64_t)
 
+/*
+ * The intersection count checks the order as it reads: a key lowered
+ * below its predecessor at position p (of a, or of b) must give -1 on
+ * every path, never a count.  p is chosen near SIMD window edges, the
+ * stream splits, the ends, and at random.
+ */
+#define DEFINE_ORDER_BREAK_CASE(SFX, KEY)										\
+static void																		\
+order_break_case_##SFX(KEY *a, int64_t na, KEY *b, int64_t nb, const char *what)	\
+{																				\
+	KEY		   *scratch = malloc(SETOPS_CPU_COUNT_SCRATCH * sizeof(KEY));		\
+	int64_t		cand[64];														\
+	int			nc = 0, c, side, path, s;										\
+																				\
+	for (side = 0; side < 2; side++)											\
+	{																			\
+		KEY		   *v = side ? b : a;											\
+		int64_t		n = side ? nb : na;											\
+																				\
+		if (n < 2)																\
+			continue;															\
+		nc = 0;																	\
+		cand[nc++] = 1;															\
+		cand[nc++] = n - 1;														\
+		for (c = 7; c <= 18; c++)												\
+			cand[nc++] = c;														\
+		for (s = 1; s < 4; s++)													\
+		{																		\
+			int64_t		sa, sb;													\
+			setops_cpu_split_##SFX(SETOPS_OP_INTERSECT, a, na, b, nb,			\
+								   (na + nb) * s / 4, &sa, &sb);				\
+			cand[nc++] = (side ? sb : sa) - 1;									\
+			cand[nc++] = side ? sb : sa;										\
+			cand[nc++] = (side ? sb : sa) + 1;									\
+		}																		\
+		for (c = 0; c < 12; c++)												\
+			cand[nc++] = 1 + (int64_t) (testgen_rnd() % (uint64_t) (n - 1));	\
+		for (c = 0; c < nc; c++)												\
+		{																		\
+			int64_t		p = cand[c];											\
+			KEY			keep;													\
+																				\
+			if (p < 1 || p >= n ||												\
+				v[p - 1] == (sizeof(KEY) == 8 ? (KEY) INT64_MIN : (KEY) INT32_MIN))	\
+				continue;														\
+			keep = v[p];														\
+			v[p] = v[p - 1] - 1;												\
+			for (path = SETOPS_PATH_AUTO; path <= SETOPS_PATH_SIMD; path++)		\
+			{																	\
+				int64_t		r;													\
+				setops_cpu_force_path((SetopsCpuPath) path);					\
+				r = setops_cpu_intersect_count_##SFX(a, na, b, nb, scratch);	\
+				setops_cpu_force_path(SETOPS_PATH_AUTO);						\
+				CHECK(r == -1, "order break %s in %c at %" PRId64 " path=%s: %" PRId64,	\
+					  what, side ? 'b' : 'a', p, path_names[path], r);			\
+			}																	\
+			v[p] = keep;														\
+		}																		\
+	}																			\
+	free(scratch);																\
+}
+
+DEFINE_ORDER_BREAK_CASE(i32, int32_t)
+DEFINE_ORDER_BREAK_CASE(i64, int64_t)
+
 /* Every split on every diagonal must be consistent: the op on the two
  * halves, concatenated, equals the op on the whole. */
 #define DEFINE_SPLIT_CASE(SFX, KEY)												\
@@ -353,6 +418,11 @@ random_cases(int rounds)
 		count_case_i32(b32, nb, a32, na, what);
 		count_case_i64(a64, na, b64, nb, what);
 		count_case_i64(b64, nb, a64, na, what);
+		if (r % 7 == 0)
+		{
+			order_break_case_i32(a32, na, b32, nb, what);
+			order_break_case_i64(a64, na, b64, nb, what);
+		}
 		for (op = 0; op < SETOPS_OP_COUNT; op++)
 		{
 			run_case_i32((SetopsOp) op, a32, na, b32, nb, what);
@@ -409,6 +479,7 @@ large_cases(void)
 	int32_t    *b = malloc(n * sizeof(int32_t));
 	int64_t    *a64 = malloc(n * sizeof(int64_t));
 	int64_t    *b64 = malloc(n * sizeof(int64_t));
+	int64_t		i;
 	int			op;
 
 	testgen_i32(a, n, SHAPE_UNIFORM_NARROW, 1);
@@ -422,6 +493,27 @@ large_cases(void)
 	}
 	count_case_i32(a, n, b, n - 1, "large narrow");
 	count_case_i64(a64, n, b64, n - 17, "large mixed");
+	order_break_case_i32(a, n, b, n - 1, "large narrow");
+	order_break_case_i64(a64, n, b64, n - 17, "large mixed");
+	/* few repeats: the automatic path takes the SIMD count windows */
+	testgen_i32(a, n, SHAPE_UNIFORM_WIDE, 3);
+	testgen_i32(b, n, SHAPE_UNIFORM_WIDE, 4);
+	testgen_i64(a64, n, SHAPE_UNIFORM_WIDE, 3);
+	testgen_i64(b64, n - 5, SHAPE_UNIFORM_WIDE, 4);
+	count_case_i32(a, n, b, n, "large wide");
+	count_case_i64(a64, n, b64, n - 5, "large wide");
+	/* distinct keys, one in each 4-wide bucket: about a quarter common */
+	for (i = 0; i < n; i++)
+	{
+		a[i] = (int32_t) (4 * i + testgen_rnd() % 4);
+		b[i] = (int32_t) (4 * i + testgen_rnd() % 4);
+		a64[i] = INT64_MAX / 2 + 4 * i + (int64_t) (testgen_rnd() % 4);
+		b64[i] = INT64_MAX / 2 + 4 * i + (int64_t) (testgen_rnd() % 4);
+	}
+	count_case_i32(a, n, b, n, "large buckets");
+	count_case_i64(a64, n, b64, n - 5, "large buckets");
+	order_break_case_i32(a, n, b, n, "large buckets");
+	order_break_case_i64(a64, n, b64, n - 5, "large buckets");
 	free(a);
 	free(b);
 	free(a64);
