@@ -19,8 +19,11 @@ MODULE_big = setops
 # the two paths cannot drift apart (CI compares their members anyway).
 UPGRADE_0_2 = extension/install/counts.sql extension/install/packed_operators.sql \
 	$(wildcard extension/install/packed_index.sql)
+# 0.3 likewise: 0.2's script, then the 0.2 -> 0.3 upgrade's parts.
+UPGRADE_0_3 = extension/install/agg_state.sql
 DATA = extension/setops--0.1.sql
-DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql
+DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql \
+	extension/setops--0.2--0.3.sql extension/setops--0.3.sql
 PGFILEDESC = "setops - GPU-accelerated multiset operations on sorted integer arrays"
 
 OBJS = \
@@ -32,6 +35,7 @@ OBJS = \
 	extension/packed_index.o \
 	extension/sort_funcs.o \
 	extension/agg_funcs.o \
+	extension/agg_state.o \
 	extension/batch.o \
 	extension/batch_funcs.o \
 	extension/mapped_buffer.o \
@@ -97,6 +101,16 @@ extension/setops--0.2.sql: extension/setops--0.1.sql extension/setops--0.1--0.2.
 	{ sed -e '1s/.*/\/* setops--0.2.sql: the SQL surface of setops 0.2 (0.1, then what 0.2 adds) *\//' \
 	      extension/setops--0.1.sql; \
 	  cat $(UPGRADE_0_2); } > $@
+
+extension/setops--0.2--0.3.sql: $(UPGRADE_0_3)
+	{ echo '/* setops--0.2--0.3.sql: from 0.2 to 0.3 (made from extension/install/) */'; \
+	  echo '\\echo Use "ALTER EXTENSION setops UPDATE TO '"'"'0.3'"'"'" to load this file. \\quit'; \
+	  cat $^; } > $@
+
+extension/setops--0.3.sql: extension/setops--0.2.sql $(UPGRADE_0_3)
+	{ sed -e '1s/.*/\/* setops--0.3.sql: the SQL surface of setops 0.3 (0.2, then what 0.3 changes) *\//' \
+	      extension/setops--0.2.sql; \
+	  cat $(UPGRADE_0_3); } > $@
 
 $(OBJS): $(ENGINE_HDRS) extension/setops.h extension/service.h gpu/setops_gpu.h
 

@@ -26,13 +26,23 @@
  *
  * All three are commutative and associative on multisets of keys, so the
  * result does not depend on row order nor on where reductions happen, and
- * parallel aggregation (combine, serialize, deserialize) gives identical
- * answers.
+ * partial aggregation (here by parallel workers, elsewhere by Citus's
+ * workers) gives identical answers.
+ *
+ * Since 0.3 the state is a value of type setops_agg_state, not internal:
+ * engines that split aggregates across servers (Citus) refuse pseudo-type
+ * states.  In a backend the value is an expanded object around the state
+ * above, so rows are still appended in place; flattened (to cross a
+ * process or a server, agg_state.c's text and binary forms) it is the
+ * state reduced to one run.  The same C functions serve 0.1/0.2's
+ * internal-state declarations, for databases not yet updated.
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "nodes/execnodes.h"
 #include "utils/array.h"
+#include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -48,6 +58,8 @@ PG_FUNCTION_INFO_V1(setops_agg_final_packed);
 PG_FUNCTION_INFO_V1(setops_agg_combine);
 PG_FUNCTION_INFO_V1(setops_agg_serialize);
 PG_FUNCTION_INFO_V1(setops_agg_deserialize);
+
+struct AggStateObject;
 
 /*
  * Keys and descriptor bytes past which a state is reduced in place.  An
@@ -99,17 +111,15 @@ typedef struct SetopsAggState
 	int64		maxruns;
 	bool		head_reduced;	/* run 0 is the result of a reduction */
 	Size		reduce_at;		/* reduce in place past this many bytes */
+	struct AggStateObject *object;	/* its setops_agg_state value; NULL: internal */
 } SetopsAggState;
 
-/* Serialized form: this header, then the keys of the single run. */
-typedef struct AggWire
+/* A setops_agg_state value in a backend: see the file's header. */
+typedef struct AggStateObject
 {
-	int32		vl_len_;
-	int32		op;
-	int32		type;
-	int32		pad;
-	int64		n;
-} AggWire;
+	ExpandedObjectHeader hdr;
+	SetopsAggState *state;
+} AggStateObject;
 
 static const char *
 agg_name(SetopsOp op)
@@ -584,6 +594,152 @@ agg_bound(SetopsAggState *state)
 	state->reduce_at = Max(agg_reduce_bytes(state->op), 2 * agg_bytes(state));
 }
 
+/* ---- the state's flat form, and its setops_agg_state value ---- */
+
+/* Bytes of the flat form: the state is reduced to one run first. */
+static Size
+agg_flat_size(SetopsAggState *state)
+{
+	Size		bytes;
+
+	agg_reduce(state);
+	bytes = sizeof(SetopsAggWire) + state->nkeys * setops_key_size(state->type);
+	if (bytes > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: a partial result of %lld keys is too large to pass to another process or server",
+						agg_name(state->op), (long long) state->nkeys),
+				 errhint("Aggregate in one place: SET max_parallel_workers_per_gather = 0, or for a sharded table aggregate per shard and combine the results with a second aggregate.")));
+	return bytes;
+}
+
+/* The flat form of a state that agg_flat_size measured. */
+static void
+agg_flatten(SetopsAggState *state, void *result, Size bytes)
+{
+	SetopsAggWire *wire = (SetopsAggWire *) result;
+
+	Assert(state->nruns <= 1 && bytes == sizeof(SetopsAggWire) +
+		   state->nkeys * setops_key_size(state->type));
+	memset(wire, 0, sizeof(SetopsAggWire));
+	SET_VARSIZE(wire, bytes);
+	wire->op = state->op;
+	wire->type = state->type;
+	wire->n = state->nkeys;
+	memcpy(wire + 1, state->keys, state->nkeys * setops_key_size(state->type));
+}
+
+static Size
+agg_object_flat_size(ExpandedObjectHeader *eohptr)
+{
+	return agg_flat_size(((AggStateObject *) eohptr)->state);
+}
+
+static void
+agg_object_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	agg_flatten(((AggStateObject *) eohptr)->state, result, allocated_size);
+}
+
+static const ExpandedObjectMethods agg_object_methods = {
+	agg_object_flat_size,
+	agg_object_flatten
+};
+
+/*
+ * A state that is a setops_agg_state value.  Its memory is a context of
+ * its own under parent, which must be the aggregate's context for the
+ * executor to keep the value without copying it (ExecAggTransReparent).
+ * Small blocks: under hash aggregation there is one per group.
+ */
+static SetopsAggState *
+agg_object_new(MemoryContext parent, SetopsOp op, SetopsKeyType type, bool may_map,
+			   bool may_stream)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "setops aggregate state",
+											  ALLOCSET_SMALL_SIZES);
+	AggStateObject *obj = MemoryContextAlloc(cxt, sizeof(AggStateObject));
+
+	EOH_init_header(&obj->hdr, &agg_object_methods, cxt);
+	obj->state = agg_state_new(cxt, op, type, may_map, may_stream);
+	obj->state->object = obj;
+	return obj->state;
+}
+
+/* A state that reads a flat form in place (combine copies what it keeps). */
+static SetopsAggState *
+agg_state_view(const SetopsAggWire *wire)
+{
+	SetopsAggState *state = agg_state_new(CurrentMemoryContext, wire->op, wire->type, false, false);
+
+	pfree(state->keys);
+	state->keys = (char *) (wire + 1);
+	state->keys_owned = false;
+	state->maxkeys = wire->n;
+	agg_one_run(state, wire->n);
+	return state;
+}
+
+/* Declared with 0.1/0.2's internal state (a database not yet updated)? */
+static bool
+agg_state_internal(FunctionCallInfo fcinfo)
+{
+	return get_fn_expr_argtype(fcinfo->flinfo, 0) == INTERNALOID;
+}
+
+/*
+ * The state argument argno, or NULL.  A setops_agg_state value is this
+ * backend's object, or a flat form (from a parallel worker, another
+ * server, a table): read in place for a caller that only reads it
+ * (parent NULL), else copied into a new object under parent.
+ */
+static SetopsAggState *
+agg_state_arg(FunctionCallInfo fcinfo, int argno, MemoryContext parent, bool may_map,
+			  bool may_stream)
+{
+	Datum		d;
+	const SetopsAggWire *wire;
+	SetopsAggState *state;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	if (agg_state_internal(fcinfo))
+		return (SetopsAggState *) PG_GETARG_POINTER(argno);
+	d = PG_GETARG_DATUM(argno);
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+	{
+		ExpandedObjectHeader *eoh = DatumGetEOHP(d);
+
+		if (eoh->eoh_methods != &agg_object_methods)
+			elog(ERROR, "setops: an aggregate state of an unknown kind");
+		return ((AggStateObject *) eoh)->state;
+	}
+	wire = setops_agg_wire_check((const SetopsAggWire *) PG_DETOAST_DATUM(d));
+	if (parent == NULL)
+		return agg_state_view(wire);
+	state = agg_object_new(parent, wire->op, wire->type, may_map, may_stream);
+	agg_add_run(state, wire + 1, wire->n);
+	return state;
+}
+
+/* The state as the support functions return it. */
+static Datum
+agg_state_datum(SetopsAggState *state)
+{
+	if (state->object == NULL)
+		return PointerGetDatum(state);
+	return EOHPGetRWDatum(&state->object->hdr);
+}
+
+/* A new state for the aggregate whose support function this is. */
+static SetopsAggState *
+agg_state_create(FunctionCallInfo fcinfo, MemoryContext aggcxt, SetopsOp op, SetopsKeyType type)
+{
+	if (agg_state_internal(fcinfo))
+		return agg_state_new(aggcxt, op, type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
+	return agg_object_new(aggcxt, op, type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
+}
+
 static Datum
 agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 {
@@ -596,7 +752,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "%s transition function called in non-aggregate context", fname);
-	state = PG_ARGISNULL(0) ? NULL : (SetopsAggState *) PG_GETARG_POINTER(0);
+	state = agg_state_arg(fcinfo, 0, aggcxt, agg_may_map(fcinfo), agg_may_stream(fcinfo));
 	timed = state != NULL && state->stream != NULL;	/* (once streaming) */
 	if (timed)
 		t0 = setops_now_ms();
@@ -605,29 +761,32 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 		/* NULL rows are skipped */
 		if (state == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state);
+		PG_RETURN_DATUM(agg_state_datum(state));
 	}
 
 	/* a streaming state takes a stored row straight into its slot */
 	if (timed && agg_add_stored_run(state, PG_GETARG_DATUM(1)))
 	{
 		state->stream_ms += setops_now_ms() - t0;
-		PG_RETURN_POINTER(state);
+		PG_RETURN_DATUM(agg_state_datum(state));
 	}
 	/* every row is checked, even once an intersection is empty */
 	setops_read_arg(fcinfo, 1, 1, fname, &row);
 	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
-	{
-		state = agg_state_new(aggcxt, op, row.type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
-		state->rows_are_arrays = type_is_array(get_fn_expr_argtype(fcinfo->flinfo, 1));
-	}
+		state = agg_state_create(fcinfo, aggcxt, op, row.type);
+	else if (state->op != op || state->type != row.type)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: the state holds %s keys of %s", fname,
+						state->type == SETOPS_KEY_INT64 ? "int8" : "int4", agg_name(state->op))));
+	state->rows_are_arrays = type_is_array(get_fn_expr_argtype(fcinfo->flinfo, 1));
 	agg_add_run(state, row.data, row.n);
 	agg_bound(state);
 	if (timed)
 		state->stream_ms += setops_now_ms() - t0;
-	PG_RETURN_POINTER(state);
+	PG_RETURN_DATUM(agg_state_datum(state));
 }
 
 Datum
@@ -658,11 +817,10 @@ setops_merge_agg_trans(PG_FUNCTION_ARGS)
 static SetopsAggState *
 agg_final_state(FunctionCallInfo fcinfo)
 {
-	SetopsAggState *state;
+	SetopsAggState *state = agg_state_arg(fcinfo, 0, NULL, false, false);
 
-	if (PG_ARGISNULL(0))
+	if (state == NULL)
 		return NULL;
-	state = (SetopsAggState *) PG_GETARG_POINTER(0);
 	/* gpu mode means the GPU or an ERROR, even with nothing to combine */
 	(void) setops_gpu_usable(agg_name(state->op), 0);
 	agg_reduce(state);
@@ -696,9 +854,9 @@ setops_agg_final(PG_FUNCTION_ARGS)
 	AggResultAlloc r;
 	int64		n;
 
-	if (PG_ARGISNULL(0))
+	state = agg_state_arg(fcinfo, 0, NULL, false, false);
+	if (state == NULL)
 		PG_RETURN_NULL();
-	state = (SetopsAggState *) PG_GETARG_POINTER(0);
 
 	/*
 	 * In a plain aggregate the state is used once: the last reduction writes
@@ -767,23 +925,30 @@ Datum
 setops_agg_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt;
-	SetopsAggState *s1 = PG_ARGISNULL(0) ? NULL : (SetopsAggState *) PG_GETARG_POINTER(0);
-	SetopsAggState *s2 = PG_ARGISNULL(1) ? NULL : (SetopsAggState *) PG_GETARG_POINTER(1);
+	SetopsAggState *s1,
+			   *s2;
 	size_t		ks;
 	int64		i,
 				start = 0;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "setops_agg_combine called in non-aggregate context");
+	s1 = agg_state_arg(fcinfo, 0, aggcxt, agg_may_map(fcinfo), agg_may_stream(fcinfo));
+	s2 = agg_state_arg(fcinfo, 1, NULL, false, false);
 	if (s2 == NULL)
 	{
 		if (s1 == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
+		PG_RETURN_DATUM(agg_state_datum(s1));
 	}
 	/* s2 may live in short-lived memory and is left untouched: copy it */
 	if (s1 == NULL)
-		s1 = agg_state_new(aggcxt, s2->op, s2->type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
+		s1 = agg_state_create(fcinfo, aggcxt, s2->op, s2->type);
+	else if (s1->op != s2->op || s1->type != s2->type)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_agg_combine: states of %s and %s cannot be combined",
+						agg_name(s1->op), agg_name(s2->op))));
 	agg_unstream(s2);			/* (a state from this backend) */
 	ks = setops_key_size(s2->type);
 	for (i = 0; i < s2->nruns; i++)
@@ -792,7 +957,7 @@ setops_agg_combine(PG_FUNCTION_ARGS)
 		start += s2->lengths[i];
 	}
 	agg_bound(s1);
-	PG_RETURN_POINTER(s1);
+	PG_RETURN_DATUM(agg_state_datum(s1));
 }
 
 /*
@@ -803,51 +968,17 @@ Datum
 setops_agg_serialize(PG_FUNCTION_ARGS)
 {
 	SetopsAggState *state = (SetopsAggState *) PG_GETARG_POINTER(0);
-	size_t		ks = setops_key_size(state->type);
-	AggWire    *wire;
-	Size		bytes;
+	Size		bytes = agg_flat_size(state);
+	SetopsAggWire *wire = palloc(bytes);
 
-	agg_reduce(state);
-	bytes = sizeof(AggWire) + state->nkeys * ks;
-	if (bytes > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: a partial result of %lld keys is too large to pass between parallel workers",
-						agg_name(state->op), (long long) state->nkeys),
-				 errhint("Disable parallel query for this statement (SET max_parallel_workers_per_gather = 0).")));
-	wire = palloc(bytes);
-	SET_VARSIZE(wire, bytes);
-	wire->op = state->op;
-	wire->type = state->type;
-	wire->pad = 0;
-	wire->n = state->nkeys;
-	memcpy(wire + 1, state->keys, state->nkeys * ks);
+	agg_flatten(state, wire, bytes);
 	PG_RETURN_BYTEA_P(wire);
 }
 
-/* The state points into the detoasted bytea: combine copies what it keeps. */
 Datum
 setops_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	bytea	   *raw = PG_GETARG_BYTEA_P(0);
-	AggWire    *wire = (AggWire *) raw;
-	SetopsAggState *state;
-
-	if (VARSIZE(raw) < sizeof(AggWire) ||
-		(wire->op != SETOPS_OP_INTERSECT && wire->op != SETOPS_OP_UNION && wire->op != SETOPS_OP_MERGE) ||
-		(wire->type != SETOPS_KEY_INT32 && wire->type != SETOPS_KEY_INT64) ||
-		wire->n < 0 ||
-		VARSIZE(raw) != sizeof(AggWire) + wire->n * setops_key_size(wire->type))
-		elog(ERROR, "setops: malformed serialized aggregate state");
-	state = agg_state_new(CurrentMemoryContext, wire->op, wire->type, false, false);
-	pfree(state->keys);
-	state->keys = (char *) (wire + 1);
-	state->keys_owned = false;
-	state->maxkeys = wire->n;
-	state->nkeys = wire->n;
-	state->lengths[0] = wire->n;
-	state->nruns = 1;
-	PG_RETURN_POINTER(state);
+	PG_RETURN_POINTER(agg_state_view(setops_agg_wire_check((const SetopsAggWire *) PG_GETARG_BYTEA_P(0))));
 }
 
 /*

@@ -118,6 +118,25 @@ extern Oid	setops_key_elemtype(SetopsKeyType type);
 extern void setops_gather_values(char *dst, const int64 *pos, int64 n,
 								 const SetopsValues *av, const SetopsValues *bv);
 
+/* ---- the aggregates' state value, setops_agg_state (agg_state.c) ---- */
+
+/*
+ * Its flat form: this header, then the keys of one sorted run (native
+ * byte order; the text and binary forms are portable).  Also 0.1/0.2's
+ * serialized internal state.
+ */
+typedef struct SetopsAggWire
+{
+	int32		vl_len_;
+	int32		op;				/* SETOPS_OP_INTERSECT, _UNION or _MERGE */
+	int32		type;			/* SetopsKeyType */
+	int32		pad;
+	int64		n;
+} SetopsAggWire;
+
+/* wire, after an ERROR if its header or length is not a state's */
+extern const SetopsAggWire *setops_agg_wire_check(const SetopsAggWire *wire);
+
 /* ---- packed arguments and results (packed_type.c) ---- */
 
 extern void setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno,

@@ -144,7 +144,7 @@ FROM (SELECT id, array_union_agg(a) OVER (ORDER BY id) AS running,
       FROM agg_gen g WHERE id <= 120) s;
 
 --
--- Parallel aggregation (partial states serialized by the workers and
+-- Parallel aggregation (partial states flattened by the workers and
 -- combined by the leader) gives the same results.
 --
 CREATE TABLE agg_big AS
@@ -193,4 +193,60 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET enable_hashagg;
+
+--
+-- The state is a value of type setops_agg_state (0.3), never a pseudo-type:
+-- engines that split aggregates over servers (Citus) need that.
+--
+SELECT count(*) AS setops_aggregates,
+       count(*) FILTER (WHERE t.typtype = 'p') AS pseudo_type_states,
+       string_agg(DISTINCT t.typname, ',') AS state_types
+FROM pg_aggregate a
+JOIN pg_type t ON t.oid = a.aggtranstype
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = a.aggfnoid AND d.deptype = 'e'
+WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'setops');
+-- text form: the operation, the key type, one sorted run
+SELECT 'union int4 {1,2,2,7}'::setops_agg_state AS s,
+       'intersect int8 {-9223372036854775808,9223372036854775807}'::setops_agg_state AS extremes,
+       'merge int4 {}'::setops_agg_state AS empty;
+SELECT 'union int4 {2,1}'::setops_agg_state;
+SELECT 'union int4 {1,NULL}'::setops_agg_state;
+SELECT 'sum int4 {1}'::setops_agg_state;
+SELECT 'union int2 {1}'::setops_agg_state;
+SELECT 'union int4'::setops_agg_state;
+-- binary form: out and back in
+CREATE TEMP TABLE agg_states (s setops_agg_state);
+INSERT INTO agg_states VALUES ('union int4 {1,2,2,7}'), ('merge int8 {-5,0,0,9223372036854775807}'),
+                              ('intersect int4 {}');
+COPY agg_states TO '/tmp/setops_agg_states.bin' (FORMAT binary);
+CREATE TEMP TABLE agg_states_back (s setops_agg_state);
+COPY agg_states_back FROM '/tmp/setops_agg_states.bin' (FORMAT binary);
+SELECT s::text FROM agg_states_back;
+-- a split aggregate as Citus runs it: partial states where the rows are
+-- (here: the transition function alone, by id % 4), passed on as text,
+-- then combined and finished elsewhere
+CREATE AGGREGATE agg_partial_union(int4[]) (SFUNC = setops_union_agg_trans, STYPE = setops_agg_state);
+CREATE AGGREGATE agg_combine_union(setops_agg_state) (SFUNC = setops_agg_combine,
+    STYPE = setops_agg_state, FINALFUNC = setops_agg_final_int4);
+CREATE AGGREGATE agg_partial_intersect(int8[]) (SFUNC = setops_intersect_agg_trans, STYPE = setops_agg_state);
+CREATE AGGREGATE agg_combine_intersect(setops_agg_state) (SFUNC = setops_agg_combine,
+    STYPE = setops_agg_state, FINALFUNC = setops_agg_final_int8);
+CREATE AGGREGATE agg_partial_merge(packed_int4) (SFUNC = setops_merge_agg_trans, STYPE = setops_agg_state);
+CREATE AGGREGATE agg_combine_merge(setops_agg_state) (SFUNC = setops_agg_combine,
+    STYPE = setops_agg_state, FINALFUNC = setops_agg_final_packed_int4);
+CREATE TEMP TABLE agg_parts AS
+SELECT grp, id % 4 AS part, agg_partial_union(a)::text AS u, agg_partial_intersect(a::int8[])::text AS i,
+       agg_partial_merge(a::packed_int4)::text AS m
+FROM agg_big GROUP BY grp, id % 4;
+SELECT c.grp, c.u = r.u AS union_ok, c.i = r.i::int8[] AS intersection_ok, c.m::int4[] = r.m AS merge_ok
+FROM (SELECT grp, agg_combine_union(u::setops_agg_state) AS u, agg_combine_intersect(i::setops_agg_state) AS i,
+             agg_combine_merge(m::setops_agg_state) AS m
+      FROM agg_parts GROUP BY grp) c
+JOIN agg_big_ref r USING (grp) ORDER BY grp;
+-- states of different aggregates do not combine
+SELECT agg_combine_union(s) FROM (VALUES ('union int4 {1}'::setops_agg_state),
+                                         ('merge int4 {2}'::setops_agg_state)) v(s);
+DROP AGGREGATE agg_partial_union(int4[]), agg_combine_union(setops_agg_state),
+    agg_partial_intersect(int8[]), agg_combine_intersect(setops_agg_state),
+    agg_partial_merge(packed_int4), agg_combine_merge(setops_agg_state);
 DROP TABLE agg_big, agg_big_ref, agg_gen, agg_ref;

@@ -1,5 +1,5 @@
 -- 06_parallel_aggregates.sql: the aggregates under parallel aggregation
--- (partial states serialized in the workers, deserialized and combined in
+-- (partial states flattened in the workers, combined in
 -- the leader) give the reference's results, the same as without
 -- parallelism: ungrouped and grouped, NULL and empty rows included, and
 -- with filters that leave some workers no rows at all.

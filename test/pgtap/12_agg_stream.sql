@@ -222,7 +222,7 @@ FROM rows12 WHERE g = 9;
 SELECT is(u, (SELECT u FROM expect12 WHERE g = 5), 'window aggregate over a group')
 FROM (SELECT array_union_agg(arr) OVER (PARTITION BY g) AS u FROM rows12 WHERE g = 5) s LIMIT 1;
 
--- parallel aggregation: workers' states stream, then reduce on the device to serialize
+-- parallel aggregation: workers' states stream, then reduce on the device to flatten
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # test/upgrade/check.sh: setops 0.1 followed by ALTER EXTENSION setops UPDATE
-# must be the same extension as a fresh install of the default version:
-# the same members (pg_describe_object of the extension's pg_depend
-# entries), and for each member function the same attributes (volatility,
-# strictness, parallel safety, C symbol, result type); and the upgraded
-# database must pass the suites of what 0.2 added.
+# (0.1 -> 0.2 -> 0.3) must be the same extension as a fresh install of the
+# default version: the same members (pg_describe_object of the extension's
+# pg_depend entries), and for each member function the same attributes
+# (volatility, strictness, parallel safety, C symbol, result type); the
+# upgraded database must pass the suites of what 0.2 added and 0.3 changed
+# (the aggregates' state type).  A database left at 0.2 (its aggregates'
+# state internal) must still aggregate right with the new library, in
+# serial and in parallel plans.
 #
 # Runs against the server PGHOST etc. name; creates and drops two
 # databases.  Exit status non-zero on any difference or failed test.
@@ -47,5 +50,44 @@ fi
 rm -f "$mu" "$mf"
 # what 0.2 added, on the upgraded database
 pg_prove -d "$up" --failures test/pgtap/13_counts.sql $(ls test/pgtap/14_*.sql 2>/dev/null) || status=1
-psql -XAtq -d postgres -c "DROP DATABASE $up" -c "DROP DATABASE $fresh" >/dev/null
+# what 0.3 changed, on the upgraded database
+pg_prove -d "$up" --failures test/pgtap/03_aggregates.sql test/pgtap/06_parallel_aggregates.sql || status=1
+
+# a database still at 0.2, served by this library: the same answers
+old=setops_at_0_2
+psql -XAtq -d postgres -c 'SET client_min_messages = warning' -c "DROP DATABASE IF EXISTS $old" \
+	-c "CREATE DATABASE $old" >/dev/null || exit 1
+psql -XAtq -v ON_ERROR_STOP=1 -d "$old" -c "CREATE EXTENSION setops VERSION '0.2'" >/dev/null || exit 1
+agg_answers() {	# database: the aggregates over one table, serial and parallel
+	psql -XAtq -v ON_ERROR_STOP=1 -d "$1" <<'SQL'
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS upgrade_rows;
+CREATE TABLE upgrade_rows AS
+SELECT id, id % 5 AS grp,
+       array(SELECT (id * 7 + k * 13) % 50 FROM generate_series(1, 20 + id % 7) k ORDER BY 1)::int4[] AS a
+FROM generate_series(1, 20000) id;
+ANALYZE upgrade_rows;
+SELECT grp, md5(array_intersect_agg(a)::text), md5(array_union_agg(a)::text),
+       md5(array_merge_agg(a::int8[])::text), md5(array_union_agg(a::packed_int4)::text)
+FROM upgrade_rows GROUP BY grp ORDER BY grp;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT grp, md5(array_intersect_agg(a)::text), md5(array_union_agg(a)::text),
+       md5(array_merge_agg(a::int8[])::text), md5(array_union_agg(a::packed_int4)::text)
+FROM upgrade_rows GROUP BY grp ORDER BY grp;
+DROP TABLE upgrade_rows;
+SQL
+}
+a_old=$(agg_answers "$old") || status=1
+a_up=$(agg_answers "$up") || status=1
+if [ -z "$a_old" ] || [ "$a_old" != "$a_up" ]; then
+	echo "FAILED: aggregates at 0.2 and after the update answer differently"
+	diff <(echo "$a_old") <(echo "$a_up")
+	status=1
+else
+	echo "aggregates at 0.2 (internal state) and 0.3 agree: $(echo "$a_up" | wc -l) groups"
+fi
+psql -XAtq -d postgres -c "DROP DATABASE $up" -c "DROP DATABASE $fresh" -c "DROP DATABASE $old" >/dev/null
 exit $status
