@@ -87,7 +87,7 @@ EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/uni
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
-	test/gpu/packed_encode_test test/gpu/*.o
+	test/gpu/packed_encode_test test/gpu/device_hog test/gpu/*.o
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -154,8 +154,11 @@ test/gpu/packed_encode_test: test/gpu/packed_encode_test.cu test/gpu/packed_inpu
 test/gpu/packed_bench: test/gpu/packed_bench.cu test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h $(GPU_LIB) $(GPU_TEST_PACKED)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
 
+test/gpu/device_hog: test/gpu/device_hog.cu
+	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $<
+
 gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench test/gpu/multi_device_test test/gpu/batch_test test/gpu/packed_decode_test test/gpu/packed_bench \
-	test/gpu/packed_encode_test
+	test/gpu/packed_encode_test test/gpu/device_hog
 .PHONY: gpu-tests
 endif
 

@@ -90,7 +90,8 @@ new_server() {
 server_runner() {
 	if [ "$(id -u)" -eq 0 ]; then
 		id setops_test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin setops_test
-		SERVER_RUN=(runuser -u setops_test --)
+		# (the library path kept: a bundled server finds its libraries there)
+		SERVER_RUN=(runuser -u setops_test -- env "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}")
 	else
 		SERVER_RUN=()
 	fi

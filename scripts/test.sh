@@ -81,7 +81,7 @@ if [ -z "$modes" ]; then
 fi
 # shellcheck disable=SC2086
 run_modes "" $modes
-run_suite "upgrade 0.1 -> 0.2 against a fresh install" bash test/upgrade/check.sh
+run_suite "upgrade 0.1 -> 0.2 -> 0.3 against a fresh install; a 0.2 database" bash test/upgrade/check.sh
 [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] &&
 	run_suite "sharded cluster (postgres_fdw, PL/Proxy, faults), setops.device=cpu, auto" \
 		bash test/shard/run.sh cpu auto
@@ -98,6 +98,10 @@ if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 		SETOPS_SERVER_CONF="setops.gpu_cache_size = 2MB" start_cluster
 	run_modes " (GPU service, emulated)" gpu
 	modes="$modes, gpu through the GPU service (emulated)"
+	# each of the three servers with a GPU service of its own
+	SETOPS_SHARD_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
+		run_suite "sharded cluster, setops.device=gpu (each server's GPU service, emulated)" \
+		bash test/shard/run.sh gpu
 fi
 
 if [ ${#failures[@]} -gt 0 ]; then

@@ -54,8 +54,21 @@
 #              array and intarray, in variables and stored (device cache),
 #              overlaps stopping early, GIN @> lookups on 1M rows against
 #              intarray's gin__int_ops (test/bench/count_bench.sh)
+#   countvars  the same, its vars part only (16M + 16M in PL/pgSQL variables)
 #   countsuites  the 0.2 suites alone, in gpu and auto mode: pg_regress, pgTAP
 #              13_counts and 14_packed_index, the upgrade from 0.1
+#   aggsuites  the aggregates' suites (0.3's state type), in gpu and auto
+#              mode: pg_regress setops_agg, pgTAP 03, 06, 10, 11, 12; the
+#              upgrade from 0.1 and a database left at 0.2
+#   shardgpu   the sharded cluster (test/shard/run.sh), each of its three
+#              servers with its own GPU service on the one GPU, in gpu and
+#              auto mode
+#   oversub    the three servers find the GPU full (test/shard/oversubscribe.sh:
+#              device_hog takes its memory): clean ERRORs in gpu mode, the
+#              CPU engine's answers in auto mode
+#   shardbench array_union_agg over a 10M-key sharded table: one server
+#              against coordinator + 2 shards, two-level and global, cpu
+#              and gpu (test/bench/shard_bench.sh)
 #   benchsmoke every SQL benchmark tiny, once, in gpu and auto mode
 #              (test/bench/smoke.sh, as CI runs it on the emulated service)
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
@@ -79,6 +92,36 @@ step() {	# name, command...
 }
 
 pg_up=0
+# the bundled PostgreSQL's programs and libraries, for scripts that start
+# servers of their own (its own cluster runs without the GPU service)
+pg_env() {
+	[ -n "${PG_CONFIG:-}" ] && [ -x "$PG_CONFIG" ] && return 0
+	# shellcheck disable=SC1091
+	PGB_SERVER_OPTS="" source .pgb/pg-start.sh
+}
+# every server of the sharded cluster with a GPU service of its own
+shard_gpu_opts="-c shared_preload_libraries=setops -c setops.service_memory=1GB -c setops.gpu_cache_size=8GB"
+
+# step NAME: pg_regress (REGRESS, all when empty) and the pgTAP files, in
+# gpu and auto mode; then the upgrade check
+suites() {	# name regress tap-files
+	step "$1" env SUITE_REGRESS="$2" SUITE_TAP="$3" bash -c '
+		psql -XqAt -c "DROP DATABASE IF EXISTS setops_tap" -c "CREATE DATABASE setops_tap" &&
+		psql -XqAt -d setops_tap -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION setops" || exit 1
+		rc=0
+		for m in gpu auto; do
+			export PGOPTIONS="-c setops.device=$m"
+			echo "== setops.device=$m"
+			$PGRUN make -s installcheck PG_CONFIG=$PG_CONFIG PGOPTIONS="$PGOPTIONS" \
+				${SUITE_REGRESS:+REGRESS="$SUITE_REGRESS"} || { rc=1; head -c 20000 regression.diffs; }
+			# shellcheck disable=SC2086
+			pg_prove -d setops_tap --failures $SUITE_TAP || rc=1
+		done
+		unset PGOPTIONS
+		bash test/upgrade/check.sh || rc=1
+		exit $rc'
+}
+
 pg_start() {
 	[ $pg_up = 1 ] && return 0
 	# the GPU service owns the GPU: setops is preloaded
@@ -157,21 +200,32 @@ for s in "$@"; do
 			pg_start || { status=1; continue; }
 			step countbench bash test/bench/count_bench.sh 7 16000000 4 1000000
 			;;
+		countvars)
+			pg_start || { status=1; continue; }
+			step countvars env COUNT_BENCH_PARTS=vars bash test/bench/count_bench.sh 7 16000000
+			;;
+		aggsuites)
+			pg_start || { status=1; continue; }
+			suites aggsuites "setops_basic setops_agg" "test/pgtap/03_aggregates.sql \
+				test/pgtap/06_parallel_aggregates.sql test/pgtap/10_agg_batches.sql \
+				test/pgtap/11_agg_mapped.sql test/pgtap/12_agg_stream.sql"
+			;;
+		shardgpu)
+			pg_env || { status=1; continue; }
+			step shardgpu env SETOPS_SHARD_SERVER_OPTS="$shard_gpu_opts" bash -c \
+				'bash test/shard/run.sh gpu auto; rc=$?; nvidia-smi; exit $rc'
+			;;
+		oversub)
+			pg_env || { status=1; continue; }
+			step oversub env SETOPS_SHARD_SERVER_OPTS="$shard_gpu_opts" bash test/shard/oversubscribe.sh
+			;;
+		shardbench)
+			pg_env || { status=1; continue; }
+			step shardbench env SETOPS_SHARD_SERVER_OPTS="$shard_gpu_opts" bash test/bench/shard_bench.sh 5
+			;;
 		countsuites)
 			pg_start || { status=1; continue; }
-			step countsuites bash -c '
-				psql -XqAt -c "DROP DATABASE IF EXISTS setops_tap" -c "CREATE DATABASE setops_tap" &&
-				psql -XqAt -d setops_tap -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION setops" || exit 1
-				rc=0
-				for m in gpu auto; do
-					export PGOPTIONS="-c setops.device=$m"
-					echo "== setops.device=$m"
-					$PGRUN make -s installcheck PG_CONFIG=$PG_CONFIG PGOPTIONS="$PGOPTIONS" || { rc=1; head -c 20000 regression.diffs; }
-					pg_prove -d setops_tap --failures test/pgtap/13_counts.sql test/pgtap/14_packed_index.sql || rc=1
-				done
-				unset PGOPTIONS
-				bash test/upgrade/check.sh || rc=1
-				exit $rc'
+			suites countsuites "" "test/pgtap/13_counts.sql test/pgtap/14_packed_index.sql"
 			;;
 		benchsmoke)
 			pg_start || { status=1; continue; }

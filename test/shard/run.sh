@@ -20,7 +20,10 @@
 # setops must be installed where PG_CONFIG (or PG_BINDIR) points; PL/Proxy
 # (postgresql-15-plproxy) is installed with apt-get when missing.  Servers
 # listen on ports 55400 (coordinator), 55401, 55402 of their own socket
-# directories only.
+# directories only.  SETOPS_SHARD_SERVER_OPTS is added to every server's
+# options: for the gpu mode, shared_preload_libraries=setops (and on a
+# machine without a GPU setops.service_emulate=on), each server then runs
+# its own GPU service (see README, "A GPU per shard").
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source scripts/lib.sh
@@ -32,42 +35,10 @@ if [ "${1:-}" = --server ]; then
 	exit
 fi
 modes=${*:-cpu auto}
-export PATH=$PG_BINDIR:$PATH
 # the mode comes from ALTER DATABASE on every server, not from the client
 unset PGOPTIONS
-
-extdir=$("$PG_CONFIG" --sharedir)/extension
-[ -f "$extdir/plproxy.control" ] || need_packages "postgresql-$PG_MAJOR-plproxy"
-for e in setops postgres_fdw plproxy pgtap; do
-	[ -f "$extdir/$e.control" ] || die "extension $e is not installed in $extdir"
-done
-command -v pg_prove >/dev/null || die "pg_prove not found (libtap-parser-sourcehandler-pgtap-perl)"
-
-COORD_PORT=55400 SHARD0_PORT=55401 SHARD1_PORT=55402
-opts="-c shared_buffers=64MB -c work_mem=64MB -c max_connections=30"
-set -e
-new_server COORD $COORD_PORT "$opts"
-new_server SHARD0 $SHARD0_PORT "$opts"
-new_server SHARD1 $SHARD1_PORT "$opts"
-set +e
-say "coordinator $COORD, shards $SHARD0 $SHARD1"
-
-# psql on a server: dir port [psql arguments]
-on() {
-	local dir=$1 port=$2
-	shift 2
-	psql -X -q -v ON_ERROR_STOP=1 -h "$dir/sock" -p "$port" -U postgres -d postgres "$@"
-}
-export PGHOST=$COORD/sock PGPORT=$COORD_PORT PGUSER=postgres PGDATABASE=postgres
-
-say "setting up the shards and the coordinator"
-on "$SHARD0" $SHARD0_PORT -v shard=0 -f test/shard/shard.sql || die "shard 0 setup failed"
-on "$SHARD1" $SHARD1_PORT -v shard=1 -f test/shard/shard.sql || die "shard 1 setup failed"
-on "$COORD" $COORD_PORT \
-	-v host0="$SHARD0/sock" -v port0=$SHARD0_PORT -v host1="$SHARD1/sock" -v port1=$SHARD1_PORT \
-	-v plproxy0="host=$SHARD0/sock port=$SHARD0_PORT dbname=postgres" \
-	-v plproxy1="host=$SHARD1/sock port=$SHARD1_PORT dbname=postgres" \
-	-f test/shard/coordinator.sql || die "coordinator setup failed"
+source test/shard/cluster.sh
+shard_cluster_up
 
 failures=()
 for mode in $modes; do
