@@ -21,25 +21,25 @@ main(int argc, char **argv)
 	size_t		free_bytes = 0,
 				total = 0,
 				held = 0;
-	const size_t piece = (size_t) 256 << 20;
+	const size_t piece = (size_t) 256 << 20;	/* then a quarter, ... 1 MB */
 
 	if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
 	{
 		fprintf(stderr, "device_hog: no device\n");
 		return 1;
 	}
-	/* in pieces: one allocation of nearly all free memory may fail on
-	 * fragmentation where many smaller ones succeed */
-	while (free_bytes > leave + piece)
-	{
-		void	   *p;
+	/* in pieces, large then small, down to LEAVE_MB: one allocation of
+	 * nearly all free memory may fail where many smaller ones succeed */
+	for (size_t size = piece; size >= ((size_t) 1 << 20); size /= 4)
+		while (free_bytes > leave + size)
+		{
+			void	   *p;
 
-		if (cudaMalloc(&p, piece) != cudaSuccess)
-			break;
-		held += piece;
-		if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
-			break;
-	}
+			if (cudaMalloc(&p, size) != cudaSuccess ||
+				cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
+				break;
+			held += size;
+		}
 	printf("held %zu MB, %zu MB free of %zu\n", held >> 20, free_bytes >> 20, total >> 20);
 	fflush(stdout);
 	sleep(seconds);

@@ -73,7 +73,7 @@ nvidia-smi --query-compute-apps=pid,used_memory --format=csv 2>/dev/null
 
 say "device_hog takes the GPU's free memory"
 hog_out=$(mktemp)
-$hog "${SETOPS_OVERSUB_LEAVE_MB:-16}" 600 >"$hog_out" 2>&1 &
+$hog "${SETOPS_OVERSUB_LEAVE_MB:-4}" 600 >"$hog_out" 2>&1 &
 hog_pid=$!
 for _ in $(seq 300); do grep -q '^held' "$hog_out" && break; sleep 0.1; done
 cat "$hog_out"
