@@ -55,6 +55,10 @@ PG_FUNCTION_INFO_V1(setops_union_agg_trans);
 PG_FUNCTION_INFO_V1(setops_merge_agg_trans);
 PG_FUNCTION_INFO_V1(setops_agg_final);
 PG_FUNCTION_INFO_V1(setops_agg_final_packed);
+PG_FUNCTION_INFO_V1(setops_agg_final_int4);
+PG_FUNCTION_INFO_V1(setops_agg_final_int8);
+PG_FUNCTION_INFO_V1(setops_agg_final_packed_int4);
+PG_FUNCTION_INFO_V1(setops_agg_final_packed_int8);
 PG_FUNCTION_INFO_V1(setops_agg_combine);
 PG_FUNCTION_INFO_V1(setops_agg_serialize);
 PG_FUNCTION_INFO_V1(setops_agg_deserialize);
@@ -847,8 +851,25 @@ agg_result_alloc(int64 n, void *arg)
 	return r->res.data;
 }
 
-Datum
-setops_agg_final(PG_FUNCTION_ARGS)
+/*
+ * A state value may come from anywhere (its text form, another server):
+ * its keys must be of the type the final function returns.
+ */
+static void
+agg_require_type(const SetopsAggState *state, SetopsKeyType type, const char *fname)
+{
+	const char *have = state->type == SETOPS_KEY_INT64 ? "int8" : "int4";
+
+	if (state->type != type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s: the state holds %s keys", fname, have),
+				 errhint("Finish it with setops_agg_final_%s%s().",
+						 strstr(fname, "packed") ? "packed_" : "", have)));
+}
+
+static Datum
+agg_final(FunctionCallInfo fcinfo, int type, const char *fname)
 {
 	SetopsAggState *state;
 	AggResultAlloc r;
@@ -857,6 +878,8 @@ setops_agg_final(PG_FUNCTION_ARGS)
 	state = agg_state_arg(fcinfo, 0, NULL, false, false);
 	if (state == NULL)
 		PG_RETURN_NULL();
+	if (type >= 0)
+		agg_require_type(state, (SetopsKeyType) type, fname);
 
 	/*
 	 * In a plain aggregate the state is used once: the last reduction writes
@@ -910,15 +933,58 @@ setops_agg_final(PG_FUNCTION_ARGS)
 }
 
 /* The aggregates over packed rows return packed. */
-Datum
-setops_agg_final_packed(PG_FUNCTION_ARGS)
+static Datum
+agg_final_packed(FunctionCallInfo fcinfo, int type, const char *fname)
 {
 	SetopsAggState *state = agg_final_state(fcinfo);
 
 	if (state == NULL)
 		PG_RETURN_NULL();
+	if (type >= 0)
+		agg_require_type(state, (SetopsKeyType) type, fname);
 	PG_RETURN_DATUM(setops_packed_datum(state->type, state->keys, state->nkeys,
 										agg_name(state->op)));
+}
+
+/*
+ * 0.3 declares a final function per result type, each checking the
+ * state's key type; 0.1/0.2's two serve both key types of their internal
+ * states, which only their own aggregates make.
+ */
+Datum
+setops_agg_final(PG_FUNCTION_ARGS)
+{
+	return agg_final(fcinfo, -1, "setops_agg_final");
+}
+
+Datum
+setops_agg_final_packed(PG_FUNCTION_ARGS)
+{
+	return agg_final_packed(fcinfo, -1, "setops_agg_final_packed");
+}
+
+Datum
+setops_agg_final_int4(PG_FUNCTION_ARGS)
+{
+	return agg_final(fcinfo, SETOPS_KEY_INT32, "setops_agg_final_int4");
+}
+
+Datum
+setops_agg_final_int8(PG_FUNCTION_ARGS)
+{
+	return agg_final(fcinfo, SETOPS_KEY_INT64, "setops_agg_final_int8");
+}
+
+Datum
+setops_agg_final_packed_int4(PG_FUNCTION_ARGS)
+{
+	return agg_final_packed(fcinfo, SETOPS_KEY_INT32, "setops_agg_final_packed_int4");
+}
+
+Datum
+setops_agg_final_packed_int8(PG_FUNCTION_ARGS)
+{
+	return agg_final_packed(fcinfo, SETOPS_KEY_INT64, "setops_agg_final_packed_int8");
 }
 
 Datum

@@ -54,6 +54,7 @@ setops_agg_wire_check(const SetopsAggWire *wire)
 {
 	if (VARSIZE(wire) < sizeof(SetopsAggWire) || !valid_op(wire->op) ||
 		!valid_type(wire->type) || wire->n < 0 ||
+		wire->n != (int64) ((VARSIZE(wire) - sizeof(SetopsAggWire)) / setops_key_size(wire->type)) ||
 		VARSIZE(wire) != sizeof(SetopsAggWire) + wire->n * setops_key_size(wire->type))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

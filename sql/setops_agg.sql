@@ -200,7 +200,8 @@ RESET enable_hashagg;
 --
 SELECT count(*) AS setops_aggregates,
        count(*) FILTER (WHERE t.typtype = 'p') AS pseudo_type_states,
-       string_agg(DISTINCT t.typname, ',') AS state_types
+       string_agg(DISTINCT t.typname, ',') AS state_types,
+       string_agg(DISTINCT a.aggtransspace::text, ',') AS state_space
 FROM pg_aggregate a
 JOIN pg_type t ON t.oid = a.aggtranstype
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = a.aggfnoid AND d.deptype = 'e'
@@ -214,6 +215,12 @@ SELECT 'union int4 {1,NULL}'::setops_agg_state;
 SELECT 'sum int4 {1}'::setops_agg_state;
 SELECT 'union int2 {1}'::setops_agg_state;
 SELECT 'union int4'::setops_agg_state;
+-- a final function takes states of its own key type only
+SELECT setops_agg_final_int4('union int8 {1,5000000000}');
+SELECT setops_agg_final_int8('union int4 {1,2,3}');
+SELECT setops_agg_final_packed_int4('merge int8 {1}');
+SELECT setops_agg_final_packed_int8('intersect int8 {-1,7}')::text AS packed8,
+       setops_agg_final_int4('union int4 {1,2,2}') AS int4s;
 -- binary form: out and back in
 CREATE TEMP TABLE agg_states (s setops_agg_state);
 INSERT INTO agg_states VALUES ('union int4 {1,2,2,7}'), ('merge int8 {-5,0,0,9223372036854775807}'),

@@ -8,6 +8,8 @@
 -- to one sorted run.  Text form: 'union int4 {1,2,2,7}'.  An aggregate's
 -- type of state cannot be altered: the aggregates are dropped and created
 -- again (a view that uses one must be dropped first and created again).
+-- SSPACE: what the planner assumed of 0.2's internal states (a group holds
+-- about 1 kB at first, and grows with its rows), so that plans stay.
 --
 CREATE TYPE setops_agg_state;
 
@@ -74,22 +76,22 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION setops_agg_final_int4(setops_agg_state)
 RETURNS int4[]
-AS 'MODULE_PATHNAME', 'setops_agg_final'
+AS 'MODULE_PATHNAME', 'setops_agg_final_int4'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION setops_agg_final_int8(setops_agg_state)
 RETURNS int8[]
-AS 'MODULE_PATHNAME', 'setops_agg_final'
+AS 'MODULE_PATHNAME', 'setops_agg_final_int8'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION setops_agg_final_packed_int4(setops_agg_state)
 RETURNS packed_int4
-AS 'MODULE_PATHNAME', 'setops_agg_final_packed'
+AS 'MODULE_PATHNAME', 'setops_agg_final_packed_int4'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION setops_agg_final_packed_int8(setops_agg_state)
 RETURNS packed_int8
-AS 'MODULE_PATHNAME', 'setops_agg_final_packed'
+AS 'MODULE_PATHNAME', 'setops_agg_final_packed_int8'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION setops_intersect_agg_trans(setops_agg_state, int4[])
@@ -102,6 +104,7 @@ CREATE AGGREGATE array_intersect_agg(int4[]) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_int4,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_intersect_agg(int4[]) IS 'multiset intersection of all rows';
@@ -116,6 +119,7 @@ CREATE AGGREGATE array_intersect_agg(int8[]) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_int8,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_intersect_agg(int8[]) IS 'multiset intersection of all rows';
@@ -130,6 +134,7 @@ CREATE AGGREGATE array_intersect_agg(packed_int4) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_packed_int4,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_intersect_agg(packed_int4) IS 'multiset intersection of all rows (packed)';
@@ -144,6 +149,7 @@ CREATE AGGREGATE array_intersect_agg(packed_int8) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_packed_int8,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_intersect_agg(packed_int8) IS 'multiset intersection of all rows (packed)';
@@ -158,6 +164,7 @@ CREATE AGGREGATE array_union_agg(int4[]) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_int4,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_union_agg(int4[]) IS 'multiset union of all rows';
@@ -172,6 +179,7 @@ CREATE AGGREGATE array_union_agg(int8[]) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_int8,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_union_agg(int8[]) IS 'multiset union of all rows';
@@ -186,6 +194,7 @@ CREATE AGGREGATE array_union_agg(packed_int4) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_packed_int4,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_union_agg(packed_int4) IS 'multiset union of all rows (packed)';
@@ -200,6 +209,7 @@ CREATE AGGREGATE array_union_agg(packed_int8) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_packed_int8,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_union_agg(packed_int8) IS 'multiset union of all rows (packed)';
@@ -214,6 +224,7 @@ CREATE AGGREGATE array_merge_agg(int4[]) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_int4,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_merge_agg(int4[]) IS 'sorted multiset sum (merge) of all rows';
@@ -228,6 +239,7 @@ CREATE AGGREGATE array_merge_agg(int8[]) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_int8,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_merge_agg(int8[]) IS 'sorted multiset sum (merge) of all rows';
@@ -242,6 +254,7 @@ CREATE AGGREGATE array_merge_agg(packed_int4) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_packed_int4,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_merge_agg(packed_int4) IS 'sorted multiset sum (merge) of all rows (packed)';
@@ -256,6 +269,7 @@ CREATE AGGREGATE array_merge_agg(packed_int8) (
     STYPE = setops_agg_state,
     FINALFUNC = setops_agg_final_packed_int8,
     COMBINEFUNC = setops_agg_combine,
+    SSPACE = 8192,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE array_merge_agg(packed_int8) IS 'sorted multiset sum (merge) of all rows (packed)';
