@@ -105,7 +105,6 @@ service_shmem_startup(void)
 			memset(slot, 0, sizeof(*slot));
 			pg_atomic_init_u32(&slot->state, SLOT_FREE);
 			pg_atomic_init_u32(&slot->abandoned, 0);
-			pg_atomic_init_u64(&slot->staged, 0);
 		}
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -153,42 +152,6 @@ serving_cpu_interrupts(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_QUERY_CANCELED),
 				 errmsg("setops GPU service: request abandoned by its backend")));
-}
-
-/*
- * Until the serving slot's inputs are written below end (an address in its
- * data): the backend writes large inputs after the submission.  Returns 0
- * when the backend gave up meanwhile.  A setops_gpu_setop host_ready hook.
- */
-static int
-service_wait_staged(const void *end, void *arg)
-{
-	ServiceSlot *slot = (ServiceSlot *) arg;
-	Size		need = (const char *) end - service_slot_data(slot);
-	int			spins = 0;
-
-	if (need > slot->staged_end)
-		need = slot->staged_end;
-	while (pg_atomic_read_u64(&slot->staged) < need)
-	{
-		if (serving_abandoned())
-			return 0;
-		/* a piece takes about a millisecond to write */
-		if (++spins < 100)
-			pg_spin_delay();
-		else
-			pg_usleep(20);
-	}
-	pg_read_barrier();
-	return 1;
-}
-
-/* All of the serving slot's inputs, before a path that reads them anywhere. */
-static bool
-service_staged_all(ServiceSlot *slot)
-{
-	return slot->staged_end == 0 ||
-		service_wait_staged(service_slot_data(slot) + slot->staged_end, slot);
 }
 
 static void
@@ -400,15 +363,6 @@ run_setop_on_devices(SetopsGpuSetopArgs *args, int device, char *errbuf, size_t 
 		double		weights[SERVICE_MAX_DEVICES];
 		int			d;
 
-		/* the split searches the whole input */
-		if (args->host_ready && !args->host_ready((const char *) args->b +
-												  args->nb * (args->key_type == SETOPS_KEY_INT64 ? 8 : 4),
-												  args->host_ready_arg))
-		{
-			snprintf(errbuf, errlen, "cancelled");
-			return SETOPS_GPU_CANCELLED;
-		}
-		args->host_ready = NULL;
 		for (d = 0; d < ndev; d++)
 			devices[d] = d;
 		service_device_weights(weights, ndev);
@@ -465,12 +419,7 @@ run_request(ServiceSlot *slot, int slot_index)
 	else if (slot->kind == REQ_DEVICES)
 		publish_devices();
 	else if (setops_service_emulate && setops_service->ndevices == 0)
-	{
-		if (service_staged_all(slot))
-			emulate_request(slot, a_dev, na, b_dev, nb);
-		else
-			status = SETOPS_GPU_CANCELLED;
-	}
+		emulate_request(slot, a_dev, na, b_dev, nb);
 	else if (slot->kind == REQ_SORT)
 	{
 		int64_t		n = slot->na;
@@ -514,12 +463,6 @@ run_request(ServiceSlot *slot, int slot_index)
 		args.count_mode = slot->count_mode;
 		args.inputs_sorted = slot->inputs_sorted;
 		args.out_keys = base + slot->off_out;
-		/* inputs still arriving are uploaded as they come */
-		if (slot->kind == REQ_SETOP && slot->staged_end > 0)
-		{
-			args.host_ready = service_wait_staged;
-			args.host_ready_arg = slot;
-		}
 		if (slot->val_stride > 0)
 		{
 			args.a_vals = base + slot->off_av;
@@ -601,8 +544,6 @@ finish_slot(ServiceSlot *slot, int slot_index)
 {
 	uint32		state = SLOT_RUNNING;
 
-	/* the next request on this slot writes its inputs first, unless it says */
-	slot->staged_end = 0;
 	pg_write_barrier();
 	if (pg_atomic_read_u32(&slot->abandoned) == 0)
 	{

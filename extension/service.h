@@ -125,15 +125,6 @@ typedef struct ServiceSlot
 	bool		want_packed;	/* pack the result on the device, at off_out */
 	Size		out_packed_cap;
 	/*
-	 * REQ_SETOP with large inputs: the backend submits first and writes its
-	 * inputs on, in order of their offsets, while the worker uploads what
-	 * is there (service_wait_staged).  staged_end is where the inputs end in
-	 * the slot's data, staged how far they are written; staged_end 0: all
-	 * were written before the submission.
-	 */
-	Size		staged_end;
-	pg_atomic_uint64 staged;
-	/*
 	 * REQ_BATCH: na / nb keys of A / B at off_a / off_b, npairs pairs'
 	 * a_start, a_len, b_start, b_len (int64) at off_av, outputs at off_out,
 	 * their lengths (int64) at off_outv, positions (want_pos) at off_bv.

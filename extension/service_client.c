@@ -367,41 +367,6 @@ wait_done(ServiceSlot *slot, char *errbuf, size_t errlen)
 	return slot->status;
 }
 
-/* Pieces in which inputs are written after their submission (see run_chunk) */
-static Size
-staged_piece_bytes(void)
-{
-	return Max((Size) 1 << 20, setops_service->slot_bytes / 4);
-}
-
-/*
- * bytes from src to the slot's data at off; when the request is submitted
- * already (staged_end set), in pieces, each published to the worker once
- * written.  Inputs are written in the order of their offsets.
- */
-static void
-staged_copy(ServiceSlot *slot, Size off, const char *src, Size bytes)
-{
-	char	   *base = service_slot_data(slot);
-	Size		piece = slot->staged_end > 0 ? staged_piece_bytes() : bytes;
-	Size		done = 0;
-
-	if (src == NULL || bytes == 0)
-		return;
-	while (done < bytes)
-	{
-		Size		n = Min(bytes - done, piece);
-
-		setops_copy(base + off + done, src + done, n);
-		done += n;
-		if (slot->staged_end > 0)
-		{
-			pg_write_barrier();
-			pg_atomic_write_u64(&slot->staged, off + done);
-		}
-	}
-}
-
 static SetopsGpuStatus
 submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 {
@@ -570,40 +535,19 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		slot->off_out + args->out_packed_cap <= setops_service->slot_bytes;
 	slot->out_packed_cap = slot->want_packed ? args->out_packed_cap : 0;
 
-	/*
-	 * The one CPU pass over the inputs, into the pinned arena.  Inputs of
-	 * more than one piece are written after the submission, piece by
-	 * piece, while the worker uploads the pieces already there.
-	 */
-	slot->staged_end = (vs ? slot->off_bv + nb * vs : slot->off_b + b_bytes);
-	if (slot->staged_end > staged_piece_bytes())
-	{
-		pg_atomic_write_u64(&slot->staged, 0);
-		status = submit(slot, errbuf, errlen);
-		if (status != SETOPS_GPU_OK)
-			return status;
-	}
-	else
-		slot->staged_end = 0;
-	staged_copy(slot, slot->off_a, a_key ? NULL :
-				args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
-	staged_copy(slot, slot->off_b, b_key ? NULL :
-				args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
+	/* the one CPU pass over the inputs: into the pinned arena */
+	if (!a_key)
+		setops_copy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
+	if (!b_key)
+		setops_copy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
 	if (vs)
 	{
-		staged_copy(slot, slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
-		staged_copy(slot, slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
-	}
-	if (slot->staged_end > 0)
-	{
-		/* (alignment gaps included) */
-		pg_write_barrier();
-		pg_atomic_write_u64(&slot->staged, slot->staged_end);
+		setops_copy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
+		setops_copy(base + slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
 	}
 	args->ms_upload += setops_now_ms() - t0;
 
-	status = slot->staged_end > 0 ? wait_done(slot, errbuf, errlen) :
-		submit_and_wait(slot, errbuf, errlen);
+	status = submit_and_wait(slot, errbuf, errlen);
 	if (status != SETOPS_GPU_OK)
 		return status;
 	if (slot->cache_missing != 0)

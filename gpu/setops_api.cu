@@ -102,54 +102,18 @@ gpu_elapsed_ms(cudaEvent_t from, cudaEvent_t to)
 	return cudaEventElapsedTime(&ms, from, to) == cudaSuccess ? ms : 0;
 }
 
-/* Bytes of host input whose arrival an upload waits for, piece by piece */
-#define UPLOAD_PIECE_BYTES ((size_t) 16 << 20)
-
-/*
- * Host bytes to device memory.  While the input is still being written
- * (args->host_ready), in pieces, each queued once it is there, so that the
- * DMA engine copies while the writer writes.
- */
-static SetopsGpuStatus
-upload(GpuPool *pool, const SetopsGpuSetopArgs *args, void *dev, const void *host, size_t bytes,
-	   const char *what, char *errbuf, size_t errlen)
-{
-	size_t		off = 0;
-
-	if (args->host_ready == NULL)
-	{
-		CHECK_CUDA(gpu_upload(pool, dev, host, bytes), what);
-		return SETOPS_GPU_OK;
-	}
-	while (off < bytes)
-	{
-		size_t		n = bytes - off < UPLOAD_PIECE_BYTES ? bytes - off : UPLOAD_PIECE_BYTES;
-
-		if (!args->host_ready((const char *) host + off + n, args->host_ready_arg))
-		{
-			snprintf(errbuf, errlen, "cancelled");
-			return SETOPS_GPU_CANCELLED;
-		}
-		CHECK_CUDA(gpu_upload(pool, (char *) dev + off, (const char *) host + off, n), what);
-		off += n;
-	}
-	return SETOPS_GPU_OK;
-}
-
 /*
  * One input of a chunk into device memory at dst: its keys [i, end)
  * uploaded, or, for a packed argument (always whole), its packed bytes
  * uploaded to packed_dst and decoded into dst on the device.
  */
-static SetopsGpuStatus
-place_input(GpuPool *pool, const SetopsGpuSetopArgs *args, void *dst, const void *keys,
-			int64_t i, int64_t end, size_t ks, const void *packed, size_t packed_size,
-			void *packed_dst, const char *what, char *errbuf, size_t errlen)
+static cudaError_t
+place_input(GpuPool *pool, void *dst, const void *keys, int64_t i, int64_t end, size_t ks,
+			const void *packed, size_t packed_size, void *packed_dst)
 {
 	if (packed == NULL)
-		return upload(pool, args, dst, (const char *) keys + i * ks, (end - i) * ks, what,
-					  errbuf, errlen);
-	return upload(pool, args, packed_dst, packed, packed_size, what, errbuf, errlen);
+		return gpu_upload(pool, dst, (const char *) keys + i * ks, (end - i) * ks);
+	return gpu_upload(pool, packed_dst, packed, packed_size);
 }
 
 /* One chunk: a[ai, a_end) x b[bi, b_end), outputs appended at k. */
@@ -214,23 +178,19 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 
 	t_up = gpu_host_ms();
 	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
-	status = SETOPS_GPU_OK;
 	if (!args->a_dev)
-		status = place_input(pool, args, (void *) l.a, args->a, ai, a_end, ks, args->a_packed,
-							 args->a_packed_size, pool->dev + off_pa, "uploading argument 1",
-							 errbuf, errlen);
-	if (status == SETOPS_GPU_OK && !args->b_dev)
-		status = place_input(pool, args, (void *) l.b, args->b, bi, b_end, ks, args->b_packed,
-							 args->b_packed_size, pool->dev + off_pb, "uploading argument 2",
-							 errbuf, errlen);
-	if (status == SETOPS_GPU_OK && vs)
-		status = upload(pool, args, (void *) l.a_vals, (const char *) args->a_vals + ai * vs,
-						na * vs, "uploading the values of argument 1", errbuf, errlen);
-	if (status == SETOPS_GPU_OK && vs)
-		status = upload(pool, args, (void *) l.b_vals, (const char *) args->b_vals + bi * vs,
-						nb * vs, "uploading the values of argument 2", errbuf, errlen);
-	if (status != SETOPS_GPU_OK)
-		return status;
+		CHECK_CUDA(place_input(pool, (void *) l.a, args->a, ai, a_end, ks, args->a_packed,
+							   args->a_packed_size, pool->dev + off_pa), "uploading argument 1");
+	if (!args->b_dev)
+		CHECK_CUDA(place_input(pool, (void *) l.b, args->b, bi, b_end, ks, args->b_packed,
+							   args->b_packed_size, pool->dev + off_pb), "uploading argument 2");
+	if (vs)
+	{
+		CHECK_CUDA(gpu_upload(pool, (void *) l.a_vals, (const char *) args->a_vals + ai * vs,
+							  na * vs), "uploading the values of argument 1");
+		CHECK_CUDA(gpu_upload(pool, (void *) l.b_vals, (const char *) args->b_vals + bi * vs,
+							  nb * vs), "uploading the values of argument 2");
+	}
 	CHECK_CUDA(cudaEventRecord(pool->ev[1], pool->stream), "recording an event");
 	t_up = gpu_host_ms() - t_up;	/* the staging copies; the last DMA may still run */
 	if (args->a_packed)
@@ -344,28 +304,6 @@ gpu_report_disorder(SetopsGpuSetopArgs *args, int flags, char *errbuf, size_t er
 	return SETOPS_GPU_ERROR;
 }
 
-/* One past the last byte of host input the call may read. */
-static const void *
-host_input_end(const SetopsGpuSetopArgs *args)
-{
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
-	const char *ends[6] = {
-		args->a ? (const char *) args->a + args->na * ks : NULL,
-		args->b ? (const char *) args->b + args->nb * ks : NULL,
-		args->a_vals ? (const char *) args->a_vals + args->na * args->val_stride : NULL,
-		args->b_vals ? (const char *) args->b_vals + args->nb * args->val_stride : NULL,
-		args->a_packed ? (const char *) args->a_packed + args->a_packed_size : NULL,
-		args->b_packed ? (const char *) args->b_packed + args->b_packed_size : NULL
-	};
-	const char *end = NULL;
-	int			i;
-
-	for (i = 0; i < 6; i++)
-		if (ends[i] > end)
-			end = ends[i];
-	return end;
-}
-
 extern "C" SetopsGpuStatus
 setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
@@ -403,22 +341,6 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	{
 		snprintf(errbuf, errlen, "internal error: a count of another operation, with values or packed");
 		return SETOPS_GPU_ERROR;
-	}
-
-	/*
-	 * Input still arriving is uploaded piece by piece as it comes, when one
-	 * chunk takes it all; chunks are found by searches over the whole
-	 * input, which must be there first.
-	 */
-	if (args->host_ready && args->na + args->nb > GPU_CHUNK && !args->a_packed &&
-		!args->b_packed && !args->out_packed && !args->a_dev && !args->b_dev)
-	{
-		if (!args->host_ready(host_input_end(args), args->host_ready_arg))
-		{
-			snprintf(errbuf, errlen, "cancelled");
-			return SETOPS_GPU_CANCELLED;
-		}
-		args->host_ready = NULL;
 	}
 
 	/* (a packed result of empty inputs is still a value: one empty chunk) */

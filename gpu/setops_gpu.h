@@ -161,16 +161,6 @@ typedef struct SetopsGpuSetopArgs
 	double		ms_download;
 	/* the GPU service's client: copying results out of its shared arena */
 	double		ms_copy_out;
-	/*
-	 * Host input still being written (the GPU service's arena, which its
-	 * backend fills while the device already copies what is there): before
-	 * the call reads host memory below an address it asks
-	 * host_ready(end, host_ready_arg), which returns 1 once those bytes
-	 * are written, or 0 to give up (the call then returns
-	 * SETOPS_GPU_CANCELLED).  NULL: the input is all there.
-	 */
-	int			(*host_ready) (const void *end, void *arg);
-	void	   *host_ready_arg;
 } SetopsGpuSetopArgs;
 
 extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
