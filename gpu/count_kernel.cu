@@ -186,6 +186,180 @@ count_tile_kernel(CountParams<Key> p)
 	}
 }
 
+/*
+ * The intersection count by ranks, on Merge Path tiles (no Balanced Path):
+ * the r-th copy of key k in A (r counted from 0) has a partner iff B holds
+ * more than r copies of k, i.e. iff b[lb + r] == k, lb being where k's
+ * copies start in B.  Walking the merge with ties A first, the B index at
+ * the moment an A key is taken is that lb; with keys that repeat seldom r
+ * is 0 and the test is the merge's own compare.  So each thread walks its
+ * slots of the merge once, counting, and no key-rank pair need stay in one
+ * tile or thread.  r at a thread's first A key, and b[lb + r] beyond the
+ * tile's B interval, come from a search or a read of global memory (long
+ * runs only).
+ */
+
+/* Where key k's run in a starts at or before index i (a[i] == k). */
+template <typename Key>
+__device__ __forceinline__ int
+run_start(const Key *a, int i, Key k)
+{
+	int			lo = 0,
+				hi = i;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) >> 1;
+
+		if (a[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+template <typename Key, bool Duplicates>
+__global__ void __launch_bounds__(CountShape<Key>::NT)
+count_rank_kernel(CountParams<Key> p)
+{
+	typedef CountShape<Key> Shape;
+	const int	NT = Shape::NT;
+	const int	VT = Shape::VT;
+	const unsigned full = 0xffffffffu;
+	__shared__ __align__(16) Key keys[2][tile_shared_keys<Key, Shape>()];
+	__shared__ int s_start_a[NT + 1];
+	int			tid = threadIdx.x;
+	int			tile = blockIdx.x;
+	int			matches = 0;
+	TileRange	r;
+	Key			a_before = 0,
+				b_before = 0;
+
+	if (tile < p.num_tiles)
+	{
+		r = tile_range<Key, Shape>(p.boundaries, tile, p.na, p.nb);
+		tile_load_async<Key, Shape>(p.a, p.na, p.b, p.nb, r, keys[0]);
+		if (tid == 0)
+		{
+			a_before = r.a_cnt > 0 && r.a0 > 0 ? p.a[r.a0 - 1] : 0;
+			b_before = r.b_cnt > 0 && r.b0 > 0 ? p.b[r.b0 - 1] : 0;
+		}
+	}
+	copy_async_commit();
+
+	for (int it = 0; tile < p.num_tiles; it++, tile += gridDim.x)
+	{
+		const Key  *cur = keys[it & 1];
+		int			next = tile + gridDim.x;
+		TileRange	rn = r;
+		Key			an_before = 0,
+					bn_before = 0;
+
+		if (next < p.num_tiles)
+		{
+			rn = tile_range<Key, Shape>(p.boundaries, next, p.na, p.nb);
+			tile_load_async<Key, Shape>(p.a, p.na, p.b, p.nb, rn, keys[(it + 1) & 1]);
+			if (tid == 0)
+			{
+				an_before = rn.a_cnt > 0 && rn.a0 > 0 ? p.a[rn.a0 - 1] : 0;
+				bn_before = rn.b_cnt > 0 && rn.b0 > 0 ? p.b[rn.b0 - 1] : 0;
+			}
+		}
+		copy_async_commit();
+		copy_async_wait<1>();
+		__syncthreads();
+
+		unsigned	bad = tile_check_order<Key, Shape>(r, cur, a_before, b_before) | r.bad;
+		const Key  *A = cur + r.a_start;
+		const Key  *B = cur + r.b_start;
+		int			a_have = r.a_cnt + r.ext;	/* keys of A in shared memory */
+		int			b_have = r.b_cnt + r.ext;
+
+		/* this thread's slots: a Merge Path split of the tile */
+		{
+			int			diag = min(VT * tid, r.a_cnt + r.b_cnt);
+
+			s_start_a[tid] = Search<Key>::merge(A, r.a_cnt, B, r.b_cnt, diag);
+			if (tid == 0)
+				s_start_a[NT] = r.a_cnt;
+		}
+		__syncthreads();
+
+		int			ai = s_start_a[tid];
+		int			bi = min(VT * tid, r.a_cnt + r.b_cnt) - ai;
+		int			a_stop = s_start_a[tid + 1];
+		int			b_stop = min(VT * (tid + 1), r.a_cnt + r.b_cnt) - a_stop;
+		int			tile_matches = 0;
+
+		if (!bad)
+		{
+			Key			av = ai < a_have ? A[ai] : 0;
+			Key			bv = bi < b_have ? B[bi] : 0;
+			Key			prev = av;
+			int			rank = 0;
+			bool		first = true;
+
+			/* the rank of the thread's first A key in its run */
+			if (Duplicates && ai < a_stop)
+			{
+				int			g = r.a0 + ai;
+
+				if (g > 0 && (ai > 0 ? A[ai - 1] : p.a[g - 1]) == av)
+					rank = g - (ai > 0 && A[0] != av ? r.a0 + run_start(A, ai, av)
+								: run_start(p.a, g, av));
+			}
+#pragma unroll
+			for (int s = 0; s < VT; ++s)
+			{
+				bool		take_a = ai < a_stop && (bi >= b_stop || !(bv < av));
+
+				if (ai >= a_stop && bi >= b_stop)
+					break;
+				if (take_a)
+				{
+					if (Duplicates)
+					{
+						rank = first ? rank : av == prev ? rank + 1 : 0;
+						first = false;
+						prev = av;
+					}
+					if (!Duplicates || rank == 0)
+						tile_matches += bi < b_have ? bv == av :
+							(r.b0 + bi < p.nb && p.b[r.b0 + bi] == av);
+					else
+					{
+						int			j = bi + rank;
+
+						tile_matches += j < b_have ? B[j] == av :
+							(r.b0 + j < p.nb && p.b[r.b0 + j] == av);
+					}
+					ai++;
+					av = ai < a_have ? A[ai] : av;
+				}
+				else
+				{
+					bi++;
+					bv = bi < b_have ? B[bi] : bv;
+				}
+			}
+		}
+		if (bad)
+			atomicOr(&p.results->unsorted, (int) bad);
+		/* the barrier also frees this buffer for the next copies */
+		if (__syncthreads_or(bad) == 0)
+			matches += tile_matches;
+		r = rn;
+		a_before = an_before;
+		b_before = bn_before;
+	}
+	copy_async_wait<0>();
+
+	matches = __reduce_add_sync(full, matches);
+	if ((tid & 31) == 0 && matches > 0)
+		atomicAdd(&p.results->total, matches);
+}
+
 template <typename Key, bool Duplicates, int Mode>
 static cudaError_t
 launch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t stream)
@@ -219,6 +393,44 @@ launch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t 
 	return cudaGetLastError();
 }
 
+/* The intersection count by ranks: Merge Path tiles, count_rank_kernel. */
+template <typename Key, bool Duplicates>
+static cudaError_t
+launch_rank_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t stream)
+{
+	CountParams<Key> p;
+	int			per_sm = 0,
+				sms = 0,
+				grid;
+	cudaError_t err;
+
+	p.a = (const Key *) l->a;
+	p.na = l->na;
+	p.b = (const Key *) l->b;
+	p.nb = l->nb;
+	p.boundaries = boundaries;
+	p.num_tiles = num_tiles;
+	p.stop = false;
+	p.results = setop_results(l->scratch);
+	partition_kernel<Key, Duplicates, true><<<(num_tiles + 1 + 127) / 128, 128, 0, stream>>>(
+		p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(), num_tiles + 1, boundaries);
+	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		&per_sm, count_rank_kernel<Key, Duplicates>, CountShape<Key>::NT, 0);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
+	if (err != cudaSuccess)
+		return err;
+	grid = per_sm * sms < num_tiles ? per_sm * sms : num_tiles;
+	count_rank_kernel<Key, Duplicates><<<grid > 0 ? grid : 1, CountShape<Key>::NT, 0, stream>>>(p);
+	return cudaGetLastError();
+}
+
+/* SETOPS_COUNT_BY_RANK=0 builds the Balanced Path count for INTERSECT too
+ * (test/gpu/kernel_variants.sh, to measure the two side by side) */
+#ifndef SETOPS_COUNT_BY_RANK
+#define SETOPS_COUNT_BY_RANK 1
+#endif
+
 template <typename Key, bool Duplicates>
 static cudaError_t
 dispatch_mode(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t stream)
@@ -226,6 +438,8 @@ dispatch_mode(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t
 	switch (l->count_mode)
 	{
 		case SETOPS_GPU_COUNT_INTERSECT:
+			if (SETOPS_COUNT_BY_RANK)
+				return launch_rank_count<Key, Duplicates>(l, num_tiles, boundaries, stream);
 			return launch_count<Key, Duplicates, SETOPS_GPU_COUNT_INTERSECT>(l, num_tiles,
 																		   boundaries, stream);
 		case SETOPS_GPU_COUNT_OVERLAPS:
