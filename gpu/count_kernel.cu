@@ -320,9 +320,7 @@ count_rank_kernel(CountParams<Key> p)
 			{
 				bool		live = ai < a_stop || bi < b_stop;
 				bool		take_a = ai < a_stop && (bi >= b_stop || !(bv < av));
-				int			j = bi;
-				Key			partner = bv;
-				Key			next;
+				int			j;
 
 				if (Duplicates)
 				{
@@ -331,28 +329,16 @@ count_rank_kernel(CountParams<Key> p)
 					rank = take_a ? next_rank : rank;
 					first = first && !take_a;
 					prev = take_a ? av : prev;
-					j = bi + rank;
-					/* a later copy of a run: its partner lies further on */
-					if (take_a && rank > 0 && j < b_have)
-						partner = B[j];
 				}
-				/* beyond the tile's B keys: global memory, or no partner */
+				j = bi + (Duplicates ? rank : 0);
 				if (take_a && j >= b_have)
-				{
-					partner = r.b0 + j < p.nb ? p.b[r.b0 + j] : av;
-					take_a = take_a && r.b0 + j < p.nb;
-					tile_matches += take_a && partner == av;
-					take_a = true;
-				}
+					tile_matches += r.b0 + j < p.nb && p.b[r.b0 + j] == av;
 				else
-					tile_matches += take_a && partner == av;
-				/* one shared load a step: the next key of the side taken */
-				next = cur[take_a ? r.a_start + min(ai + 1, max(a_have - 1, 0)) :
-						   r.b_start + min(bi + 1, max(b_have - 1, 0))];
-				av = take_a ? next : av;
-				bv = take_a || !live ? bv : next;
+					tile_matches += take_a && (Duplicates ? B[j] : bv) == av;
 				ai += take_a;
 				bi += live && !take_a;
+				av = A[min(ai, max(a_have - 1, 0))];
+				bv = B[min(bi, max(b_have - 1, 0))];
 			}
 		}
 		if (bad)
