@@ -309,36 +309,39 @@ count_rank_kernel(CountParams<Key> p)
 					rank = g - (ai > 0 && A[0] != av ? r.a0 + run_start(A, ai, av)
 								: run_start(p.a, g, av));
 			}
-			/*
-			 * Branch-free steps (threads of a warp take A and B keys in
-			 * different orders): both next keys are read at every step.  A
-			 * partner beyond the tile's B keys (a long run, or B's keys of
-			 * this tile used up) is read from global memory.
-			 */
 #pragma unroll
 			for (int s = 0; s < VT; ++s)
 			{
-				bool		live = ai < a_stop || bi < b_stop;
 				bool		take_a = ai < a_stop && (bi >= b_stop || !(bv < av));
-				int			j;
 
-				if (Duplicates)
+				if (ai >= a_stop && bi >= b_stop)
+					break;
+				if (take_a)
 				{
-					int			next_rank = first ? rank : av == prev ? rank + 1 : 0;
+					if (Duplicates)
+					{
+						rank = first ? rank : av == prev ? rank + 1 : 0;
+						first = false;
+						prev = av;
+					}
+					if (!Duplicates || rank == 0)
+						tile_matches += bi < b_have ? bv == av :
+							(r.b0 + bi < p.nb && p.b[r.b0 + bi] == av);
+					else
+					{
+						int			j = bi + rank;
 
-					rank = take_a ? next_rank : rank;
-					first = first && !take_a;
-					prev = take_a ? av : prev;
+						tile_matches += j < b_have ? B[j] == av :
+							(r.b0 + j < p.nb && p.b[r.b0 + j] == av);
+					}
+					ai++;
+					av = ai < a_have ? A[ai] : av;
 				}
-				j = bi + (Duplicates ? rank : 0);
-				if (take_a && j >= b_have)
-					tile_matches += r.b0 + j < p.nb && p.b[r.b0 + j] == av;
 				else
-					tile_matches += take_a && (Duplicates ? B[j] : bv) == av;
-				ai += take_a;
-				bi += live && !take_a;
-				av = A[min(ai, max(a_have - 1, 0))];
-				bv = B[min(bi, max(b_have - 1, 0))];
+				{
+					bi++;
+					bv = bi < b_have ? B[bi] : bv;
+				}
 			}
 		}
 		if (bad)
