@@ -1,7 +1,7 @@
 /*
  * copy_threads.c
- *	  Large copies into and out of the GPU service's shared memory, split
- *	  over helper threads.
+ *	  Large copies into and out of the GPU service's shared memory, and
+ *	  the CPU engine's large counts, split over helper threads.
  *
  * Around a large GPU operation the backend copies the arguments into its
  * slot and the result out of it into fresh pages, which the kernel zeroes
@@ -9,8 +9,9 @@
  * hosts; the work splits cleanly over cores (measured there: 380 MB into
  * fresh pages in 105 to 135 ms on one, 30 to 32 ms on four).
  *
- * The helpers are POSIX threads that run memcpy and nothing else: no
- * PostgreSQL call, no allocation, every signal blocked (so that SIGINT and
+ * The helpers are POSIX threads that run memcpy, or the CPU engine's
+ * count of one part, and nothing else: no PostgreSQL call, no allocation,
+ * no interrupt check (the engine is told), every signal blocked (so that SIGINT and
  * the latch's signals reach the backend's own thread), and all joined
  * before the copy returns.  The backend stays single-threaded as far as
  * PostgreSQL can tell.  A thread that cannot be started leaves its part to
@@ -32,17 +33,69 @@ typedef struct CopyPart
 	char	   *dst;
 	const char *src;
 	size_t		bytes;
-	bool		started;
-	pthread_t	thread;
 } CopyPart;
 
-static void *
-copy_part(void *arg)
+typedef struct RunPart
 {
-	CopyPart   *part = (CopyPart *) arg;
+	void		(*fn) (void *arg, int part);
+	void	   *arg;
+	int			index;
+	bool		started;
+	pthread_t	thread;
+} RunPart;
 
-	memcpy(part->dst, part->src, part->bytes);
+static void *
+run_part(void *arg)
+{
+	RunPart    *r = (RunPart *) arg;
+
+	r->fn(r->arg, r->index);
 	return NULL;
+}
+
+void
+setops_run_parts(void (*fn) (void *arg, int part), void *arg, int parts)
+{
+	RunPart		runs[SETOPS_COPY_THREADS_MAX];
+	sigset_t	all,
+				old;
+	pthread_attr_t attr;
+	int			i;
+
+	if (parts > SETOPS_COPY_THREADS_MAX)
+		parts = SETOPS_COPY_THREADS_MAX;
+	for (i = 0; i < parts; i++)
+	{
+		runs[i].fn = fn;
+		runs[i].arg = arg;
+		runs[i].index = i;
+		runs[i].started = false;
+	}
+	if (parts > 1)
+	{
+		sigfillset(&all);
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, COPY_STACK_BYTES);
+		pthread_sigmask(SIG_SETMASK, &all, &old);	/* the threads inherit it */
+		for (i = 1; i < parts; i++)
+			runs[i].started = pthread_create(&runs[i].thread, &attr, run_part, &runs[i]) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	for (i = 0; i < parts; i++)
+		if (!runs[i].started)
+			fn(arg, i);
+	for (i = 1; i < parts; i++)
+		if (runs[i].started)
+			pthread_join(runs[i].thread, NULL);
+}
+
+static void
+copy_part(void *arg, int part)
+{
+	CopyPart   *c = (CopyPart *) arg + part;
+
+	memcpy(c->dst, c->src, c->bytes);
 }
 
 void
@@ -52,9 +105,6 @@ setops_copy_split(void *dst, const void *src, size_t bytes, int threads)
 	size_t		ways = bytes / SETOPS_COPY_PART_MIN_BYTES;
 	size_t		per;
 	size_t		off = 0;
-	sigset_t	all,
-				old;
-	pthread_attr_t attr;
 	size_t		i;
 
 	if (threads > SETOPS_COPY_THREADS_MAX)
@@ -83,24 +133,7 @@ setops_copy_split(void *dst, const void *src, size_t bytes, int threads)
 		parts[i].dst = (char *) dst + off;
 		parts[i].src = (const char *) src + off;
 		parts[i].bytes = end - off;
-		parts[i].started = false;
 		off = end;
 	}
-
-	sigfillset(&all);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, COPY_STACK_BYTES);
-	pthread_sigmask(SIG_SETMASK, &all, &old);	/* the threads inherit it */
-	for (i = 1; i < ways; i++)
-		if (parts[i].bytes > 0)
-			parts[i].started = pthread_create(&parts[i].thread, &attr, copy_part, &parts[i]) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-
-	for (i = 0; i < ways; i++)
-		if (!parts[i].started)
-			memcpy(parts[i].dst, parts[i].src, parts[i].bytes);
-	for (i = 1; i < ways; i++)
-		if (parts[i].started)
-			pthread_join(parts[i].thread, NULL);
+	setops_run_parts(copy_part, parts, (int) ways);
 }

@@ -1,7 +1,8 @@
 /*
  * copy_threads.h
- *	  A large memcpy split over helper threads (copy_threads.c).  No
- *	  PostgreSQL headers: the unit tests build it alone.
+ *	  A large memcpy, or any work in parts, split over helper threads
+ *	  (copy_threads.c).  No PostgreSQL headers: the unit tests build it
+ *	  alone.
  */
 #ifndef SETOPS_COPY_THREADS_H
 #define SETOPS_COPY_THREADS_H
@@ -15,5 +16,13 @@
 
 /* memcpy(dst, src, bytes) with up to threads threads (1: the caller alone) */
 extern void setops_copy_split(void *dst, const void *src, size_t bytes, int threads);
+
+/*
+ * fn(arg, 0) .. fn(arg, parts - 1), part 0 on the caller, the others on
+ * helper threads with every signal blocked (a part whose thread cannot be
+ * started runs on the caller); all done when it returns.  fn must not call
+ * PostgreSQL, allocate, or check for interrupts.
+ */
+extern void setops_run_parts(void (*fn) (void *arg, int part), void *arg, int parts);
 
 #endif							/* SETOPS_COPY_THREADS_H */

@@ -351,6 +351,72 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 	return cpu_setop(fname, op, a, b, out_keys);
 }
 
+/* Elements from which a CPU count is split over setops.cpu_threads threads */
+#define CPU_COUNT_PARALLEL_MIN ((int64) 4 << 20)
+
+typedef struct CountParts
+{
+	SetopsKeyType type;
+	const void *a;
+	const void *b;
+	int64		a_cut[SETOPS_COPY_THREADS_MAX + 1];
+	int64		b_cut[SETOPS_COPY_THREADS_MAX + 1];
+	int64		k[SETOPS_COPY_THREADS_MAX];
+} CountParts;
+
+/* One part, on a helper thread: engine code only (copy_threads.h) */
+static void
+count_part(void *arg, int part)
+{
+	CountParts *c = (CountParts *) arg;
+
+	c->k[part] = setops_cpu_count_part(c->type, c->a, c->b, c->a_cut, c->b_cut, part);
+}
+
+/*
+ * The intersection count, over setops.cpu_threads threads when the inputs
+ * are large and take the SIMD windows: one pass over memory at a core's
+ * bandwidth is the single-threaded count's floor.  -1 at an order break.
+ * No interrupt check while the parts run (each is a thread's share).
+ */
+static int64
+cpu_intersect_count(SetopsKeys *a, SetopsKeys *b)
+{
+	int			parts = Min(setops_cpu_threads, SETOPS_COPY_THREADS_MAX);
+	CountParts	c;
+	void	   *scratch;
+	int64		r;
+	int			p,
+				split = 0;
+
+	if (parts > 1 && a->n + b->n >= CPU_COUNT_PARALLEL_MIN)
+	{
+		c.type = a->type;
+		c.a = a->data;
+		c.b = b->data;
+		split = setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, parts,
+									   c.a_cut, c.b_cut);
+	}
+	if (split < 0)
+		return -1;
+	if (split > 0)
+	{
+		setops_run_parts(count_part, &c, parts);
+		r = 0;
+		for (p = 0; p < parts; p++)
+		{
+			if (c.k[p] < 0)
+				return -1;
+			r += c.k[p];
+		}
+		return r;
+	}
+	scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * setops_key_size(a->type));
+	r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n, scratch);
+	pfree(scratch);
+	return r;
+}
+
 /*
  * Counts and predicates on the CPU engine.  Contains needs both inputs in
  * order first, the count checks as it goes; overlaps answers "yes" as soon as a key is
@@ -362,7 +428,6 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 {
 	int64		r;
 	double		t0;
-	void	   *scratch;
 
 	setops_keys_materialize(a, fname);
 	setops_keys_materialize(b, fname);
@@ -383,9 +448,8 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 		default:
 			/* the count checks the order as it reads (-1 at a break): the
 			 * message's position comes from the plain check */
-			scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * setops_key_size(a->type));
-			r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n, scratch);
-			pfree(scratch);
+			r = cpu_intersect_count(a, b);
+			CHECK_FOR_INTERRUPTS();
 			if (r < 0)
 			{
 				setops_require_sorted2(fname, a, b);

@@ -27,6 +27,7 @@ int			setops_device = SETOPS_DEVICE_AUTO;
 int			setops_gpu_min_elements = 100000;
 int			setops_agg_stream_min_mb = 32;
 int			setops_copy_threads = 4;
+int			setops_cpu_threads = 4;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", SETOPS_DEVICE_AUTO, false},
@@ -93,6 +94,19 @@ _PG_init(void)
 							"blocked, and are joined before the copy returns. "
 							"1: the backend copies alone.",
 							&setops_copy_threads,
+							4,
+							1, SETOPS_COPY_THREADS_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.cpu_threads",
+							"Threads, the backend's own included, that share a count "
+							"of large arrays on the CPU engine.",
+							"Counts of 4M elements or more whose keys seldom repeat are "
+							"split into parts on Balanced Path diagonals, one a thread; "
+							"helper threads only count, with every signal blocked, and "
+							"are joined before the count returns. 1: the backend alone.",
+							&setops_cpu_threads,
 							4,
 							1, SETOPS_COPY_THREADS_MAX,
 							PGC_USERSET,

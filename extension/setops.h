@@ -26,6 +26,7 @@ extern int	setops_device;
 extern int	setops_gpu_min_elements;
 extern int	setops_agg_stream_min_mb;	/* setops.agg_stream_min_size; -1 never */
 extern int	setops_copy_threads;	/* setops.copy_threads */
+extern int	setops_cpu_threads;		/* setops.cpu_threads */
 
 /* a large copy to or from the GPU service, over setops.copy_threads threads */
 static inline void

@@ -77,6 +77,20 @@ FROM generate_series(1, 100000) i;
 SELECT array_union_count(array_agg(CASE WHEN i = 99999 THEN 0 ELSE i END::int8),
                          array_agg(CASE WHEN i = 3 THEN 0 ELSE i END::int8))
 FROM generate_series(1, 100000) i;
+-- 4.2M elements: the CPU engine's count in parts over setops.cpu_threads
+-- threads (one part each), the same answer as one thread's; and an order
+-- break in the second part
+CREATE TEMP TABLE big_pair AS
+SELECT array_agg(i * 4 + (i::int8 * 7919 % 4)::int) AS a,
+       array_agg(i * 4 + (i::int8 * 104729 % 4)::int) AS b
+FROM generate_series(1, 2100000) i;
+SET setops.cpu_threads = 1;
+SELECT array_intersect_count(a, b) AS one_thread FROM big_pair;
+SET setops.cpu_threads = 3;
+SELECT array_intersect_count(a, b) AS three_threads, array_jaccard(a, b) AS jaccard FROM big_pair;
+SELECT array_intersect_count(a, b[1:1500000] || '{5}'::int4[] || b[1500001:]) FROM big_pair;
+RESET setops.cpu_threads;
+DROP TABLE big_pair;
 -- contains checks the order of both before it answers
 SELECT array_contains('{1,2,3,5,4}'::int4[], '{1}'::int4[]);
 SELECT array_contained_by('{5,4}'::int8[], '{1,2,3,4,5}'::int8[]);

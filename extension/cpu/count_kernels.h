@@ -136,6 +136,35 @@ F(window_room) (const SetopsCountStream *s)
 }
 
 /*
+ * a and b cut into parts on Balanced Path splits (cuts: parts + 1 each).
+ * Splits out of step come only from unsorted input; so do neighbours
+ * across a cut out of order, which no part sees: -1 for either, else 1.
+ */
+static int
+F(cut_checked) (const KEY *a, int64_t na, const KEY *b, int64_t nb, int parts,
+				int64_t *a_cut, int64_t *b_cut)
+{
+	int			p;
+
+	a_cut[0] = b_cut[0] = 0;
+	a_cut[parts] = na;
+	b_cut[parts] = nb;
+	for (p = 1; p < parts; p++)
+		F(setops_cpu_split) (SETOPS_OP_INTERSECT, a, na, b, nb, (na + nb) * p / parts,
+							 &a_cut[p], &b_cut[p]);
+	for (p = 1; p <= parts; p++)
+	{
+		if (a_cut[p] < a_cut[p - 1] || b_cut[p] < b_cut[p - 1] || a_cut[p] > na || b_cut[p] > nb)
+			return -1;
+		if (p < parts &&
+			((a_cut[p] > 0 && a_cut[p] < na && a[a_cut[p]] < a[a_cut[p] - 1]) ||
+			 (b_cut[p] > 0 && b_cut[p] < nb && b[b_cut[p]] < b[b_cut[p] - 1])))
+			return -1;
+	}
+	return 1;
+}
+
+/*
  * Count windows (simd_avx2.c) in four streams that end on Balanced Path
  * splits, so that the stream's chains overlap; the windows check the order
  * of the keys they consume, and each stream's leftovers are checked before
@@ -144,7 +173,7 @@ F(window_room) (const SetopsCountStream *s)
  * it again.  -1 at an order break.
  */
 static int64_t
-F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
+F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb, int interrupts)
 {
 	SetopsCountStream st[COUNT_STREAMS];
 	int64_t		sa[COUNT_STREAMS + 1],
@@ -153,23 +182,8 @@ F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 	int			s,
 				all_room;
 
-	sa[0] = sb[0] = 0;
-	sa[COUNT_STREAMS] = na;
-	sb[COUNT_STREAMS] = nb;
-	for (s = 1; s < COUNT_STREAMS; s++)
-		F(setops_cpu_split) (SETOPS_OP_INTERSECT, a, na, b, nb,
-							 (na + nb) * s / COUNT_STREAMS, &sa[s], &sb[s]);
-	for (s = 1; s <= COUNT_STREAMS; s++)
-	{
-		/* splits out of step happen only on unsorted input; so do
-		 * neighbours across a split out of order, which no stream sees */
-		if (sa[s] < sa[s - 1] || sb[s] < sb[s - 1] || sa[s] > na || sb[s] > nb)
-			return -1;
-		if (s < COUNT_STREAMS &&
-			((sa[s] > 0 && sa[s] < na && a[sa[s]] < a[sa[s] - 1]) ||
-			 (sb[s] > 0 && sb[s] < nb && b[sb[s]] < b[sb[s] - 1])))
-			return -1;
-	}
+	if (F(cut_checked) (a, na, b, nb, COUNT_STREAMS, sa, sb) < 0)
+		return -1;
 	for (s = 0; s < COUNT_STREAMS; s++)
 	{
 		st[s].i = sa[s];
@@ -187,7 +201,8 @@ F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 		all_room = 1;
 		for (s = 0; s < COUNT_STREAMS; s++)
 			all_room &= F(window_room) (&st[s]);
-		setops_cpu_check_interrupts();
+		if (interrupts)
+			setops_cpu_check_interrupts();
 	} while (all_room);
 
 	for (s = 0; s < COUNT_STREAMS; s++)
@@ -198,7 +213,8 @@ F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 		{
 			if (!SETOPS_CAT(setops_avx2_isect_count, SFX) (a, b, t, 1, COUNT_WINDOWS_PER_CHECK))
 				return -1;
-			setops_cpu_check_interrupts();
+			if (interrupts)
+				setops_cpu_check_interrupts();
 		}
 		/* the pairs up to (i, j) were checked by the windows or above */
 		if (F(out_of_order) (a + t->i, t->i_end - t->i, b + t->j, t->j_end - t->j))
@@ -212,31 +228,74 @@ F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 #undef COUNT_STREAMS
 #endif
 
-int64_t
-F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t nb, KEY *scratch)
+/* The count's path: galloping as the operations choose it (sizes far
+ * apart, or ranges apart), SIMD windows where keys rarely repeat, else the
+ * chunks' own choice (SETOPS_PATH_AUTO). */
+static SetopsCpuPath
+F(count_path) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 {
 	SetopsCpuPath path = forced_path;
 	int64_t		lo = na < nb ? na : nb,
 				hi = na < nb ? nb : na;
 
-	if (lo == 0)
-		return F(out_of_order) (a, na, b, nb) ? -1 : 0;
-	/* galloping as the operations choose it: sizes far apart, or ranges
-	 * apart; SIMD windows where keys rarely repeat; any other path is the
-	 * chunks' own choice */
 	if (path == SETOPS_PATH_AUTO &&
 		(hi / lo >= SETOPS_CPU_GALLOP_RATIO || a[na - 1] < b[0] || b[nb - 1] < a[0]))
-		path = SETOPS_PATH_GALLOP;
-#ifdef SETOPS_HAVE_AVX2
+		return SETOPS_PATH_GALLOP;
 	if (simd_now() >= SETOPS_SIMD_AVX2 &&
 		(path == SETOPS_PATH_SIMD || (path == SETOPS_PATH_AUTO && F(few_repeats) (a, na, b, nb))))
-		return F(count_windows) (a, na, b, nb);
+		return SETOPS_PATH_SIMD;
+	return path == SETOPS_PATH_SIMD ? SETOPS_PATH_AUTO : path;
+}
+
+int64_t
+F(setops_cpu_intersect_count) (const KEY *a, int64_t na, const KEY *b, int64_t nb, KEY *scratch)
+{
+	SetopsCpuPath path;
+
+	if (na == 0 || nb == 0)
+		return F(out_of_order) (a, na, b, nb) ? -1 : 0;
+	path = F(count_path) (a, na, b, nb);
+#ifdef SETOPS_HAVE_AVX2
+	if (path == SETOPS_PATH_SIMD)
+		return F(count_windows) (a, na, b, nb, 1);
 #endif
 	if (F(out_of_order) (a, na, b, nb))
 		return -1;
 	if (path == SETOPS_PATH_GALLOP)
 		return F(count_gallop) (a, na, b, nb);
 	return F(count_chunked) (a, na, b, nb, scratch);
+}
+
+/*
+ * The count in parts that may run at once (see engine.h): the cuts end on
+ * Balanced Path splits, and the pairs of neighbours across them are
+ * checked here, the rest by each part's windows.
+ */
+int
+F(setops_cpu_count_split) (const KEY *a, int64_t na, const KEY *b, int64_t nb, int parts,
+						   int64_t *a_cut, int64_t *b_cut)
+{
+	if (na == 0 || nb == 0 || parts < 2 || F(count_path) (a, na, b, nb) != SETOPS_PATH_SIMD)
+		return 0;
+#ifdef SETOPS_HAVE_AVX2
+	return F(cut_checked) (a, na, b, nb, parts, a_cut, b_cut);
+#else
+	return 0;
+#endif
+}
+
+int64_t
+F(setops_cpu_count_part) (const KEY *a, const KEY *b, const int64_t *a_cut, const int64_t *b_cut,
+						  int part)
+{
+#ifdef SETOPS_HAVE_AVX2
+	int64_t		a0 = a_cut[part],
+				b0 = b_cut[part];
+
+	return F(count_windows) (a + a0, a_cut[part + 1] - a0, b + b0, b_cut[part + 1] - b0, 0);
+#else
+	return -1;
+#endif
 }
 
 /*

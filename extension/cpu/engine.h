@@ -95,6 +95,23 @@ extern int64_t setops_cpu_intersect_count_i32(const int32_t *a, int64_t na,
 											  const int32_t *b, int64_t nb, int32_t *scratch);
 extern int64_t setops_cpu_intersect_count_i64(const int64_t *a, int64_t na,
 											  const int64_t *b, int64_t nb, int64_t *scratch);
+/*
+ * The intersection count in parts that may run at once, on helper threads
+ * (the engine neither starts them nor checks for interrupts in a part):
+ * count_split cuts a and b into parts (a_cut, b_cut: parts + 1 entries
+ * each) and returns 1, or 0 where the count would not take its SIMD
+ * windows (then setops_cpu_intersect_count), or -1 at an order break it
+ * saw; count_part counts one part, -1 at an order break.  The count is the
+ * parts' sum.
+ */
+extern int	setops_cpu_count_split_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb,
+									   int parts, int64_t *a_cut, int64_t *b_cut);
+extern int	setops_cpu_count_split_i64(const int64_t *a, int64_t na, const int64_t *b, int64_t nb,
+									   int parts, int64_t *a_cut, int64_t *b_cut);
+extern int64_t setops_cpu_count_part_i32(const int32_t *a, const int32_t *b, const int64_t *a_cut,
+										 const int64_t *b_cut, int part);
+extern int64_t setops_cpu_count_part_i64(const int64_t *a, const int64_t *b, const int64_t *a_cut,
+										 const int64_t *b_cut, int part);
 extern int	setops_cpu_overlaps_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb);
 extern int	setops_cpu_overlaps_i64(const int64_t *a, int64_t na, const int64_t *b, int64_t nb);
 /* overlaps within max_steps leapfrog steps: 1, 0, or -1 (not decided) */
@@ -145,6 +162,26 @@ setops_cpu_intersect_count(SetopsKeyType type, const void *a, int64_t na,
 											  (int64_t *) scratch);
 	return setops_cpu_intersect_count_i32((const int32_t *) a, na, (const int32_t *) b, nb,
 										  (int32_t *) scratch);
+}
+
+static inline int
+setops_cpu_count_split(SetopsKeyType type, const void *a, int64_t na, const void *b, int64_t nb,
+					   int parts, int64_t *a_cut, int64_t *b_cut)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_count_split_i64((const int64_t *) a, na, (const int64_t *) b, nb,
+										  parts, a_cut, b_cut);
+	return setops_cpu_count_split_i32((const int32_t *) a, na, (const int32_t *) b, nb,
+									  parts, a_cut, b_cut);
+}
+
+static inline int64_t
+setops_cpu_count_part(SetopsKeyType type, const void *a, const void *b, const int64_t *a_cut,
+					  const int64_t *b_cut, int part)
+{
+	if (type == SETOPS_KEY_INT64)
+		return setops_cpu_count_part_i64((const int64_t *) a, (const int64_t *) b, a_cut, b_cut, part);
+	return setops_cpu_count_part_i32((const int32_t *) a, (const int32_t *) b, a_cut, b_cut, part);
 }
 
 static inline int

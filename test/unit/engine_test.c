@@ -157,6 +157,33 @@ DEFINE_RUN_CASE(i64, int64_t, POISON64)
  * result; overlaps is "the reference intersection is not empty", contains
  * "it is all of b" (both ways round), on every forced path.
  */
+/*
+ * The count in parts (as helper threads run it, here one after another):
+ * the sum of the parts, -1 at an order break, or -2 where the parts do not
+ * apply (the caller then counts in one piece).
+ */
+#define DEFINE_PARTS_COUNT(SFX, KEY)											\
+static int64_t																	\
+parts_count_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb, int parts)	\
+{																				\
+	int64_t		a_cut[17], b_cut[17], sum = 0;									\
+	int			p, split = setops_cpu_count_split_##SFX(a, na, b, nb, parts, a_cut, b_cut);	\
+																				\
+	if (split <= 0)																\
+		return split == 0 ? -2 : -1;											\
+	for (p = 0; p < parts; p++)													\
+	{																			\
+		int64_t		k = setops_cpu_count_part_##SFX(a, b, a_cut, b_cut, p);	\
+		if (k < 0)																\
+			return -1;															\
+		sum += k;																\
+	}																			\
+	return sum;																	\
+}
+
+DEFINE_PARTS_COUNT(i32, int32_t)
+DEFINE_PARTS_COUNT(i64, int64_t)
+
 #define DEFINE_COUNT_CASE(SFX, KEY)												\
 static void																		\
 count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
@@ -177,6 +204,16 @@ count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 		int			ov, ca, cb;													\
 		setops_cpu_force_path((SetopsCpuPath) path);							\
 		i = setops_cpu_intersect_count_##SFX(a, na, b, nb, scratch);			\
+		{																		\
+			int			parts;													\
+			for (parts = 2; parts <= 5; parts += 3)								\
+			{																	\
+				int64_t		pc = parts_count_##SFX(a, na, b, nb, parts);		\
+				CHECK(pc == -2 || pc == want[SETOPS_OP_INTERSECT],				\
+					  "count in %d parts %s path=%s: %" PRId64 " want %" PRId64,	\
+					  parts, what, path_names[path], pc, want[SETOPS_OP_INTERSECT]);	\
+			}																	\
+		}																		\
 		ov = setops_cpu_overlaps_##SFX(a, na, b, nb);							\
 		ca = setops_cpu_contains_##SFX(a, na, b, nb);							\
 		cb = setops_cpu_contains_##SFX(b, nb, a, na);							\
@@ -255,8 +292,11 @@ order_break_case_##SFX(KEY *a, int64_t na, KEY *b, int64_t nb, const char *what)
 				int64_t		r;													\
 				setops_cpu_force_path((SetopsCpuPath) path);					\
 				r = setops_cpu_intersect_count_##SFX(a, na, b, nb, scratch);	\
-				setops_cpu_force_path(SETOPS_PATH_AUTO);						\
 				CHECK(r == -1, "order break %s in %c at %" PRId64 " path=%s: %" PRId64,	\
+					  what, side ? 'b' : 'a', p, path_names[path], r);			\
+				r = parts_count_##SFX(a, na, b, nb, 2 + (int) (p % 4));		\
+				setops_cpu_force_path(SETOPS_PATH_AUTO);						\
+				CHECK(r == -1 || r == -2, "order break in parts %s in %c at %" PRId64 " path=%s: %" PRId64,	\
 					  what, side ? 'b' : 'a', p, path_names[path], r);			\
 			}																	\
 			v[p] = keep;														\
