@@ -8,6 +8,8 @@
 #ifndef SETOPS_SETOP_KIND_H
 #define SETOPS_SETOP_KIND_H
 
+#include <stddef.h>
+
 /*
  * Multiset operations with std::set_* semantics on sorted input: the i-th
  * copy of a key in A pairs with the i-th copy in B (key-rank matching).
@@ -36,6 +38,13 @@ typedef enum SetopsKeyType
 	SETOPS_KEY_INT32 = 0,
 	SETOPS_KEY_INT64 = 1
 } SetopsKeyType;
+
+/* Bytes of one key of type. */
+static inline size_t
+setops_key_size(SetopsKeyType type)
+{
+	return type == SETOPS_KEY_INT64 ? 8 : 4;
+}
 
 /*
  * Most outputs an operation can produce from na and nb inputs.  Outputs are

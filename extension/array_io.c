@@ -49,12 +49,6 @@ setops_key_type_of(Oid elemtype)
 	return SETOPS_KEY_INT32;		/* keep compiler quiet */
 }
 
-size_t
-setops_key_size(SetopsKeyType type)
-{
-	return type == SETOPS_KEY_INT64 ? sizeof(int64) : sizeof(int32);
-}
-
 Oid
 setops_key_elemtype(SetopsKeyType type)
 {

@@ -426,7 +426,7 @@ void
 service_cache_put(ServiceSlot *slot, int slot_index)
 {
 	PendingPut *p = &pending[slot_index];
-	size_t		ks = slot->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(slot->key_type);
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 

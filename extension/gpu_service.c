@@ -241,7 +241,7 @@ static void
 emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b_cached, int64 nb)
 {
 	char	   *base = service_slot_data(slot);
-	size_t		ks = slot->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(slot->key_type);
 	void	   *a = a_cached ? (void *) a_cached : base + slot->off_a,
 			   *b = b_cached ? (void *) b_cached : base + slot->off_b;
 	int64		pos;
@@ -478,7 +478,7 @@ run_request(ServiceSlot *slot, int slot_index)
 		/* cached arguments on two devices: b's keys come over to a's */
 		if (a_dev && b_dev && a_device != b_device)
 		{
-			size_t		bytes = (size_t) nb * (slot->key_type == SETOPS_KEY_INT64 ? 8 : 4);
+			size_t		bytes = (size_t) nb * setops_key_size(slot->key_type);
 
 			status = setops_gpu_use_device(a_device, errbuf, sizeof(errbuf));
 			if (status == SETOPS_GPU_OK)

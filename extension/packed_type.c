@@ -104,7 +104,7 @@ packed_from_untrusted(const char *bytes, size_t len, SetopsKeyType type,
 	memcpy(VARDATA(v), bytes, len);
 	h = (const PackedHeader *) v;
 	msg = setops_packed_check(v, size);
-	if (msg == NULL && h->key_bytes != (type == SETOPS_KEY_INT64 ? 8 : 4))
+	if (msg == NULL && h->key_bytes != setops_key_size(type))
 		msg = "its key size does not match the type";
 	if (msg == NULL && h->n > (int64) MaxArraySize)
 		msg = "it holds more keys than an array can";

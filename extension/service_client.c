@@ -483,7 +483,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		  char *errbuf, size_t errlen)
 {
 	char	   *base = service_slot_data(slot);
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(args->key_type);
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
 	int64		na = a_end - ai,
 				nb = b_end - bi,
@@ -606,7 +606,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 static SetopsGpuStatus
 setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(args->key_type);
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
 	/* inputs plus the output bound (at most both inputs; none for a count) */
 	int64		per_chunk = (int64) ((setops_service->slot_bytes - 64 * 1024) /
@@ -753,7 +753,7 @@ SetopsGpuStatus
 setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,
 						 int64 *unsorted_pos, char *errbuf, size_t errlen)
 {
-	size_t		ks = key->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(key->key_type);
 	int64		per_piece,
 				off = 0;
 	ServiceSlot *slot;
@@ -796,7 +796,7 @@ static SetopsGpuStatus
 sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
 		 char *errbuf, size_t errlen)
 {
-	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(key_type);
 	ServiceSlot *slot = claim_slot();
 	SetopsGpuStatus status;
 
@@ -836,7 +836,7 @@ SetopsGpuStatus
 setops_service_sort(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
 					char *errbuf, size_t errlen)
 {
-	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(key_type);
 	int64		per_run,
 				nruns,
 				i;

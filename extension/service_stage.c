@@ -604,7 +604,7 @@ service_stage_request(ServiceSlot *slot, int slot_index, bool emulate)
 {
 	SlotStage  *st = &stages[slot_index];
 	char	   *base = service_slot_data(slot);
-	size_t		ks = slot->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(slot->key_type);
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	bool		keep = false;	/* a failure that left the stage intact */

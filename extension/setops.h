@@ -77,7 +77,6 @@ typedef struct SetopsValues
 } SetopsValues;
 
 extern SetopsKeyType setops_key_type_of(Oid elemtype);
-extern size_t setops_key_size(SetopsKeyType type);
 extern void setops_read_keys(Datum array, int argno, const char *fname,
 							 SetopsKeys *keys);
 extern void setops_require_sorted(const char *fname, SetopsKeys *keys);

@@ -288,7 +288,7 @@ static int64
 stored_count(const SetopsCacheKey *key, bool compressed, const char *head, int head_len,
 			 Oid elemtype)
 {
-	size_t		ks = key->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(key->key_type);
 
 	if (key->packed)
 	{

@@ -151,7 +151,7 @@ a_end_to_end(const HostPairs *h)
 extern "C" SetopsGpuStatus
 setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 {
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(args->key_type);
 	bool		probe = args->b_shared &&
 		(args->op == SETOPS_OP_INTERSECT || args->op == SETOPS_OP_DIFFERENCE);
 	HostPairs	h;
@@ -299,7 +299,7 @@ setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *s
 						 const int64_t *lengths, int64_t nruns, int *result_in_spare,
 						 int64_t *n, char *errbuf, size_t errlen)
 {
-	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(key_type);
 	int64_t		m = nruns;
 	int64_t	   *len = (int64_t *) malloc(sizeof(int64_t) * nruns * 6);
 	int64_t	   *a_start = len + nruns;

@@ -52,7 +52,7 @@ static SetopsGpuStatus
 part_compute(PartJob *job, GpuPool **pool_out, SetopLaunch *l, char *errbuf, size_t errlen)
 {
 	SetopsGpuSetopArgs *args = job->args;
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(args->key_type);
 	int			na = (int) (job->a_end - job->ai),
 				nb = (int) (job->b_end - job->bi);
 	/* a count writes no outputs: room for none, a bound on the count */
@@ -137,7 +137,7 @@ static void *
 part_download(void *arg)
 {
 	PartJob    *job = (PartJob *) arg;
-	size_t		ks = job->args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(job->args->key_type);
 	double		t0 = gpu_host_ms();
 	cudaError_t err;
 

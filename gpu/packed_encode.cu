@@ -572,7 +572,7 @@ packed_encode_bound(SetopsKeyType key_type, int64_t n)
 
 	/* as setops_packed_bound: every chunk at full width, no patches */
 	memset(&h, 0, sizeof(h));
-	h.key_bytes = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	h.key_bytes = setops_key_size(key_type);
 	h.n = n;
 	h.nchunks = (uint32_t) ((n + PACKED_CHUNK - 1) / PACKED_CHUNK);
 	h.nwords = (int64_t) h.nchunks * PACKED_CHUNK;
@@ -588,7 +588,7 @@ packed_encode_scratch_bytes(SetopsKeyType key_type, int64_t n)
 
 	if (n < 0 || n > INT_MAX)
 		return 0;
-	scratch_layout(key_type == SETOPS_KEY_INT64 ? 8 : 4, n, NULL, &s);
+	scratch_layout(setops_key_size(key_type), n, NULL, &s);
 	return s.total;
 }
 
@@ -597,7 +597,7 @@ packed_encode(SetopsKeyType key_type, const void *keys_dev, int64_t n, void *out
 			  size_t out_cap, void *scratch, size_t scratch_bytes, void *host_totals,
 			  cudaStream_t stream, size_t *size)
 {
-	int			kb = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	int			kb = (int) setops_key_size(key_type);
 	EncodeScratch s;
 
 	*size = 0;

@@ -121,7 +121,7 @@ static SetopsGpuStatus
 run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64_t b_end,
 		  int64_t k, int64_t *n, int *flags, char *errbuf, size_t errlen)
 {
-	size_t		ks = args->key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(args->key_type);
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
 	int			na = (int) (a_end - ai);
 	int			nb = (int) (b_end - bi);
@@ -412,7 +412,7 @@ extern "C" SetopsGpuStatus
 setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 				char *errbuf, size_t errlen)
 {
-	size_t		ks = key_type == SETOPS_KEY_INT64 ? 8 : 4;
+	size_t		ks = setops_key_size(key_type);
 	int			count = (int) *n;
 	size_t		off_out = GPU_ALIGN(count * ks);
 	size_t		off_count = off_out + GPU_ALIGN(count * ks);
