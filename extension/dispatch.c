@@ -196,7 +196,7 @@ gpu_setop_cached(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, 
 		status = setops_service_setop_cached(&args, use_key_a ? a->cache_key : NULL,
 											 use_key_b ? b->cache_key : NULL, round > 0,
 											 &missing, errbuf, sizeof(errbuf));
-		if (status == SETOPS_GPU_UNAVAILABLE && strstr(errbuf, "does not fit") != NULL)
+		if (status == SETOPS_GPU_TOO_LARGE)
 			return 0;
 		if (status != SETOPS_GPU_OK)
 		{
@@ -232,7 +232,7 @@ gpu_setop_cached(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, 
 			setops_keys_materialize(k, fname);
 			status = setops_service_cache_put(k->cache_key, k->data, k->n, &pos,
 											  errbuf, sizeof(errbuf));
-			if (status == SETOPS_GPU_UNAVAILABLE && !strstr(errbuf, "not running"))
+			if (status == SETOPS_GPU_UNAVAILABLE || status == SETOPS_GPU_TOO_LARGE)
 				*use_key = false;	/* the cache cannot take it: sent with the request */
 			else if (status != SETOPS_GPU_OK)
 			{

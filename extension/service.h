@@ -253,8 +253,9 @@ extern PGDLLEXPORT void setops_service_main(Datum arg);
 /*
  * service_client.c: the backend's side, with the signatures of the GPU
  * interface (gpu/setops_gpu.h), so the dispatcher does not care which.
- * SETOPS_GPU_UNAVAILABLE with "does not fit" in errbuf when a request
- * cannot be split to fit a slot (packed values, sorts).
+ * SETOPS_GPU_TOO_LARGE when a request cannot be split to fit a slot
+ * (packed values, sorts); SETOPS_GPU_NO_SERVICE when the worker is not
+ * running.
  */
 extern int	setops_service_device_count(char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_service_device_info(int index, SetopsGpuDeviceInfo *info,

@@ -303,7 +303,7 @@ submit(ServiceSlot *slot, char *errbuf, size_t errlen)
 	if (!ready || worker == NULL)
 	{
 		snprintf(errbuf, errlen, "the setops GPU service is not running");
-		return SETOPS_GPU_UNAVAILABLE;
+		return SETOPS_GPU_NO_SERVICE;
 	}
 
 	slot->owner_latch = MyLatch;
@@ -462,7 +462,7 @@ does_not_fit(Size bytes, char *errbuf, size_t errlen)
 	snprintf(errbuf, errlen,
 			 "the request needs %zu bytes in one piece and does not fit a slot of the GPU service (%zu bytes; raise setops.service_memory)",
 			 (Size) bytes, setops_service ? setops_service->slot_bytes : (Size) 0);
-	return SETOPS_GPU_UNAVAILABLE;
+	return SETOPS_GPU_TOO_LARGE;
 }
 
 static bool
@@ -713,7 +713,7 @@ setops_service_caches(void)
  * header, at least the real ones).  *missing gets CACHE_MISSING_* of those
  * the service does not hold: nothing else is answered then.  Requests
  * whose other argument and result bound do not fit one slot answer
- * UNAVAILABLE ("does not fit"): the caller then sends everything.
+ * TOO_LARGE: the caller then sends everything.
  */
 SetopsGpuStatus
 setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_key,
@@ -746,8 +746,8 @@ setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_ke
 /*
  * Put the n sorted keys of a stored array into the service's cache under
  * key, in pieces of a slot.  Keys out of order are not kept: *unsorted_pos
- * gets the first descent (else -1).  UNAVAILABLE when the cache cannot
- * hold the array.
+ * gets the first descent (else -1).  UNAVAILABLE or TOO_LARGE when the
+ * cache cannot hold the array.
  */
 SetopsGpuStatus
 setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,

@@ -29,7 +29,10 @@ typedef enum SetopsGpuStatus
 	SETOPS_GPU_UNAVAILABLE,		/* no CUDA in this build, no driver, no device */
 	SETOPS_GPU_OUT_OF_MEMORY,	/* device or pinned host memory */
 	SETOPS_GPU_ERROR,			/* any other CUDA error (context was reset) */
-	SETOPS_GPU_CANCELLED		/* the interrupt callback asked to stop */
+	SETOPS_GPU_CANCELLED,		/* the interrupt callback asked to stop */
+	/* the GPU service's client only (extension/service_client.c): */
+	SETOPS_GPU_TOO_LARGE,		/* the request cannot be split to fit a slot */
+	SETOPS_GPU_NO_SERVICE		/* the service's worker is not running */
 } SetopsGpuStatus;
 
 #define SETOPS_GPU_ERRLEN 256
