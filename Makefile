@@ -83,14 +83,30 @@ else
 OBJS += gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
+EXTRA_CLEAN = extension/test_hooks.h gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
 	test/gpu/packed_encode_test test/gpu/device_hog test/gpu/*.o
 
+# Test hooks (SQL-callable functions the suites declare for themselves, in
+# stored_value.c and agg_funcs.c) exist only in builds for the tests:
+# make SETOPS_TEST_HOOKS=yes (scripts/test.sh and the GPU machine's bundle
+# do).  extension/test_hooks.h records the choice and is rewritten only
+# when it changes, so that switching rebuilds those two files.
+ifeq ($(SETOPS_TEST_HOOKS),yes)
+HOOKS_LINE = \#define SETOPS_TEST_HOOKS 1
+else
+HOOKS_LINE = /* a build without the test hooks */
+endif
+ifneq ($(shell cat extension/test_hooks.h 2>/dev/null),$(HOOKS_LINE))
+$(shell printf '%s\n' '$(HOOKS_LINE)' > extension/test_hooks.h)
+endif
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+extension/stored_value.o extension/agg_funcs.o: extension/test_hooks.h
 
 extension/setops--0.1--0.2.sql: $(UPGRADE_0_2)
 	{ echo '/* setops--0.1--0.2.sql: from 0.1 to 0.2 (made from extension/install/) */'; \
@@ -111,6 +127,7 @@ extension/setops--0.3.sql: extension/setops--0.2.sql $(UPGRADE_0_3)
 	{ sed -e '1s/.*/\/* setops--0.3.sql: the SQL surface of setops 0.3 (0.2, then what 0.3 changes) *\//' \
 	      extension/setops--0.2.sql; \
 	  cat $(UPGRADE_0_3); } > $@
+
 
 $(OBJS): $(ENGINE_HDRS) extension/setops.h extension/service.h gpu/setops_gpu.h
 

@@ -47,6 +47,7 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
+#include "test_hooks.h"
 #include "service.h"
 #include "cpu/engine.h"
 
@@ -1047,10 +1048,12 @@ setops_agg_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(agg_state_view(setops_agg_wire_check((const SetopsAggWire *) PG_GETARG_BYTEA_P(0))));
 }
 
+#ifdef SETOPS_TEST_HOOKS
 /*
- * Test hook, not declared by the extension's SQL script (the tests declare
- * it for themselves): how many rows streaming aggregates of this backend
- * have taken straight from their TOAST chunks.
+ * Test hook, compiled only into builds for the tests (make
+ * SETOPS_TEST_HOOKS=yes) and not declared by the extension's SQL script
+ * (the tests declare it for themselves): how many rows streaming
+ * aggregates of this backend have taken straight from their TOAST chunks.
  */
 PG_FUNCTION_INFO_V1(setops_test_stored_rows_taken);
 Datum
@@ -1058,3 +1061,4 @@ setops_test_stored_rows_taken(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64(stored_rows_taken);
 }
+#endif							/* SETOPS_TEST_HOOKS */

@@ -37,6 +37,7 @@
 #include "utils/snapmgr.h"
 
 #include "setops.h"
+#include "test_hooks.h"
 #include "service.h"
 #include "../common/packed_format.h"
 
@@ -404,9 +405,11 @@ setops_read_stored(SetopsKeys *keys, const char *fname)
 			 fname, keys->argno, (long long) keys->n, (long long) n);
 }
 
+#ifdef SETOPS_TEST_HOOKS
 /*
- * Test hooks, not declared by the extension's SQL script: the regression
- * tests declare them for themselves (superuser only).
+ * Test hooks, compiled only into builds for the tests (make
+ * SETOPS_TEST_HOOKS=yes) and not declared by the extension's SQL script:
+ * the regression tests declare them for themselves (superuser only).
  *
  * setops_test_stored_identity(value): the identity of a stored value as
  * text (toastrelid relfilenode valueid xmin block offset rawsize extsize),
@@ -456,3 +459,4 @@ setops_test_set_next_oid(PG_FUNCTION_ARGS)
 	LWLockRelease(OidGenLock);
 	PG_RETURN_VOID();
 }
+#endif							/* SETOPS_TEST_HOOKS */

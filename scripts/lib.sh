@@ -49,8 +49,9 @@ install_deps() {
 
 build_install() {
 	say "building setops ($( [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && echo 'with CUDA' || echo 'CPU only'))"
-	make -s PG_CONFIG="$PG_CONFIG" >/dev/null
-	as_root make -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+	# (with the test hooks the suites declare: a build for the tests)
+	make -s PG_CONFIG="$PG_CONFIG" SETOPS_TEST_HOOKS=yes >/dev/null
+	as_root make -s install PG_CONFIG="$PG_CONFIG" SETOPS_TEST_HOOKS=yes >/dev/null
 }
 
 # Throwaway servers.  Each lives in a temporary directory of its own (data/,

@@ -2,7 +2,8 @@
 # test/gpu/device_run.sh STEP...: the GPU-machine runs, logs under $OUT.
 #
 # Build here first (nvcc is here):
-#   make && make gpu-tests && make install DESTDIR=$PWD/.pgb/ext
+#   make SETOPS_TEST_HOOKS=yes && make gpu-tests &&
+#   make install SETOPS_TEST_HOOKS=yes DESTDIR=$PWD/.pgb/ext   (the suites need the test hooks)
 # then on the GPU machine, from the checkout root (carry .pgb and
 # test/gpu/kernel_test, test/gpu/kernel_bench, test/gpu/packed_decode_test,
 # test/gpu/packed_encode_test, test/gpu/packed_bench):
