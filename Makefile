@@ -3,7 +3,8 @@
 #   make                 build (with CUDA when nvcc is found)
 #   make WITH_CUDA=no    CPU-only build: same behaviour, no devices
 #   make install         install into pg_config's directories
-#   make installcheck    pg_regress suites (against a running server)
+#   make installcheck    pg_regress suites (against a running server with
+#                        a build for the tests: SETOPS_TEST_HOOKS=yes below)
 #   make unittest        C unit tests of the CPU engine
 #
 # CUDA_HOME (default /usr/local/cuda) locates nvcc.  gpu/*.cu are compiled
@@ -92,21 +93,28 @@ EXTRA_CLEAN = extension/test_hooks.h gpu/*.o gpu/*.a test/unit/engine_test test/
 # Test hooks (SQL-callable functions the suites declare for themselves, in
 # stored_value.c and agg_funcs.c) exist only in builds for the tests:
 # make SETOPS_TEST_HOOKS=yes (scripts/test.sh and the GPU machine's bundle
-# do).  extension/test_hooks.h records the choice and is rewritten only
-# when it changes, so that switching rebuilds those two files.
+# do; make installcheck needs such a build installed).  The choice sticks
+# in extension/test_hooks.h until SETOPS_TEST_HOOKS=no or make clean;
+# switching rebuilds those two files.  A fresh tree builds without.
+HOOKS_OFF = /* a build without the test hooks */
+ifdef SETOPS_TEST_HOOKS
 ifeq ($(SETOPS_TEST_HOOKS),yes)
 HOOKS_LINE = \#define SETOPS_TEST_HOOKS 1
 else
-HOOKS_LINE = /* a build without the test hooks */
+HOOKS_LINE = $(HOOKS_OFF)
 endif
 ifneq ($(shell cat extension/test_hooks.h 2>/dev/null),$(HOOKS_LINE))
 $(shell printf '%s\n' '$(HOOKS_LINE)' > extension/test_hooks.h)
+endif
+else ifeq ($(wildcard extension/test_hooks.h),)
+$(shell printf '%s\n' '$(HOOKS_OFF)' > extension/test_hooks.h)
 endif
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-extension/stored_value.o extension/agg_funcs.o: extension/test_hooks.h
+extension/stored_value.o extension/agg_funcs.o extension/stored_value.bc extension/agg_funcs.bc: \
+	extension/test_hooks.h
 
 extension/setops--0.1--0.2.sql: $(UPGRADE_0_2)
 	{ echo '/* setops--0.1--0.2.sql: from 0.1 to 0.2 (made from extension/install/) */'; \

@@ -22,7 +22,9 @@
 #                         when setops_devices() lists a GPU)
 #   SETOPS_TEST_EXISTING  1: use the running server that PGHOST etc. name,
 #                         skip installing, building and the cluster (and
-#                         the sharded cluster's suite, which starts servers)
+#                         the sharded cluster's suite, which starts servers);
+#                         its setops must be a build for the tests (make
+#                         install SETOPS_TEST_HOOKS=yes)
 #   SETOPS_TEST_RUN_AS    prefix for commands that write into the checkout
 #                         (pg_regress), e.g. "$PGRUN" on the GPU machine
 #   SETOPS_TEST_BENCH     0: skip the benchmarks' smoke runs
