@@ -33,12 +33,6 @@ range=${4:-2000000}
 modes=${SHARD_BENCH_MODES:-cpu gpu}
 
 SETOPS_SHARD_SHARED_BUFFERS=${SETOPS_SHARD_SHARED_BUFFERS:-1GB} shard_cluster_up
-set_mode() {
-	for d in "$COORD:$COORD_PORT" "$SHARD0:$SHARD0_PORT" "$SHARD1:$SHARD1_PORT"; do
-		on "${d%:*}" "${d#*:}" -c "ALTER DATABASE postgres SET setops.device = '$1'" >/dev/null ||
-			die "could not set setops.device"
-	done
-}
 
 say "$rows rows x $keys keys in [0, $range) on the coordinator, and partitioned over the shards"
 for s in 0 1; do
@@ -78,7 +72,7 @@ SQL
 # each form: runs timed in one session, the answer's size and md5
 on "$COORD" $COORD_PORT -c "CREATE TABLE bench_results (mode text, form text, ms float8, answer text)"
 for mode in $modes; do
-	set_mode "$mode"
+	shard_set_device "$mode"
 	say "setops.device=$mode"
 	on "$COORD" $COORD_PORT -v runs="$runs" -v mode="$mode" <<'SQL' || die "the benchmark failed"
 SET enable_partitionwise_aggregate = on;

@@ -8,7 +8,8 @@
 # up: test/shard/shard.sql on each shard, test/shard/coordinator.sql on the
 # coordinator (postgres_fdw partitions, PL/Proxy, the test rows).  Sets
 # COORD, SHARD0, SHARD1 (directories), their *_PORT, PGHOST etc. for the
-# coordinator, and on DIR PORT [psql arguments].
+# coordinator, and on DIR PORT [psql arguments].  shard_set_device MODE
+# sets setops.device on every server (ALTER DATABASE: new sessions).
 
 shard_cluster_up() {
 	export PATH=$PG_BINDIR:$PATH
@@ -43,4 +44,13 @@ on() {
 	local dir=$1 port=$2
 	shift 2
 	psql -X -q -v ON_ERROR_STOP=1 -h "$dir/sock" -p "$port" -U postgres -d postgres "$@"
+}
+
+# setops.device = MODE for new sessions on all three servers
+shard_set_device() {
+	local d
+	for d in "$COORD:$COORD_PORT" "$SHARD0:$SHARD0_PORT" "$SHARD1:$SHARD1_PORT"; do
+		on "${d%:*}" "${d#*:}" -c "ALTER DATABASE postgres SET setops.device = '$1'" >/dev/null ||
+			die "could not set setops.device"
+	done
 }

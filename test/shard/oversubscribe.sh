@@ -45,12 +45,6 @@ CREATE FUNCTION big_count() RETURNS SETOF int8
 LANGUAGE plproxy AS $$ CLUSTER 'shards'; RUN ON ALL; $$;
 SQL
 
-set_mode() {
-	for d in "$COORD:$COORD_PORT" "$SHARD0:$SHARD0_PORT" "$SHARD1:$SHARD1_PORT"; do
-		on "${d%:*}" "${d#*:}" -c "ALTER DATABASE postgres SET setops.device = '$1'" >/dev/null ||
-			die "could not set setops.device"
-	done
-}
 # the count on shard 0, and the sum over both through the coordinator
 shard_q="SELECT array_intersect_count(a, b) FROM big"
 coord_q="SELECT sum(c) FROM big_count() c"
@@ -59,12 +53,12 @@ ask() {	# dir port query: prints the answer, or the ERROR; returns psql's status
 		-h "$1/sock" -p "$2" -U postgres -d postgres -c "$3" 2>&1
 }
 
-set_mode cpu
+shard_set_device cpu
 want_shard=$(ask "$SHARD0" $SHARD0_PORT "$shard_q")
 want_coord=$(ask "$COORD" $COORD_PORT "$coord_q")
 say "cpu: shard 0 $want_shard, both shards $want_coord"
 
-set_mode gpu
+shard_set_device gpu
 for d in "$COORD:$COORD_PORT" "$SHARD0:$SHARD0_PORT" "$SHARD1:$SHARD1_PORT"; do
 	on "${d%:*}" "${d#*:}" -At -c "SELECT array_intersect_count('{1,2,3}'::int4[], '{2,3}')" >/dev/null ||
 		fail "a small query in gpu mode on ${d%:*}"
@@ -103,17 +97,17 @@ expect_answer() {	# name dir port query want
 	fi
 }
 
-set_mode gpu
+shard_set_device gpu
 expect_error "gpu mode, GPU full, on shard 0" "$SHARD0" $SHARD0_PORT "$shard_q"
 expect_error "gpu mode, GPU full, through the coordinator" "$COORD" $COORD_PORT "$coord_q"
-set_mode auto
+shard_set_device auto
 expect_answer "auto mode, GPU full, on shard 0" "$SHARD0" $SHARD0_PORT "$shard_q" "$want_shard"
 expect_answer "auto mode, GPU full, through the coordinator" "$COORD" $COORD_PORT "$coord_q" "$want_coord"
 
 say "device_hog ends"
 kill $hog_pid
 wait $hog_pid 2>/dev/null
-set_mode gpu
+shard_set_device gpu
 expect_answer "gpu mode, GPU free again, on shard 0" "$SHARD0" $SHARD0_PORT "$shard_q" "$want_shard"
 expect_answer "gpu mode, GPU free again, through the coordinator" "$COORD" $COORD_PORT "$coord_q" "$want_coord"
 nvidia-smi --query-compute-apps=pid,used_memory --format=csv 2>/dev/null

@@ -42,10 +42,7 @@ shard_cluster_up
 
 failures=()
 for mode in $modes; do
-	for d in "$COORD:$COORD_PORT" "$SHARD0:$SHARD0_PORT" "$SHARD1:$SHARD1_PORT"; do
-		on "${d%:*}" "${d#*:}" -c "ALTER DATABASE postgres SET setops.device = '$mode'" >/dev/null ||
-			die "could not set setops.device"
-	done
+	shard_set_device "$mode"
 	say "pgTAP on the sharded cluster, setops.device=$mode"
 	pg_prove --set mode="$mode" --failures test/shard/[0-9]*.sql || failures+=("pgTAP, setops.device=$mode")
 done
