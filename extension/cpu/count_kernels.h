@@ -127,14 +127,6 @@ F(out_of_order) (const KEY *a, int64_t na, const KEY *b, int64_t nb)
 #define COUNT_WINDOWS_PER_CHECK 32768
 #define COUNT_STREAMS SETOPS_AVX2_COUNT_STREAMS
 
-static inline int
-F(window_room) (const SetopsCountStream *s)
-{
-	int64_t		lanes = 32 / sizeof(KEY);
-
-	return s->i + lanes + 1 <= s->i_end && s->j + lanes + 1 <= s->j_end;
-}
-
 /*
  * a and b cut into parts on Balanced Path splits (cuts: parts + 1 each).
  * Splits out of step come only from unsorted input; so do neighbours
@@ -180,7 +172,7 @@ F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb, int interr
 				sb[COUNT_STREAMS + 1],
 				k = 0;
 	int			s,
-				all_room;
+				more;
 
 	if (F(cut_checked) (a, na, b, nb, COUNT_STREAMS, sa, sb) < 0)
 		return -1;
@@ -193,29 +185,29 @@ F(count_windows) (const KEY *a, int64_t na, const KEY *b, int64_t nb, int interr
 		st[s].k = 0;
 	}
 
+	/* all four together while each has room, then each alone */
 	do
 	{
-		if (!SETOPS_CAT(setops_avx2_isect_count, SFX) (a, b, st, COUNT_STREAMS,
-													   COUNT_WINDOWS_PER_CHECK))
+		more = SETOPS_CAT(setops_avx2_isect_count, SFX) (a, b, st, COUNT_STREAMS,
+														 COUNT_WINDOWS_PER_CHECK);
+		if (more == 0)
 			return -1;
-		all_room = 1;
-		for (s = 0; s < COUNT_STREAMS; s++)
-			all_room &= F(window_room) (&st[s]);
 		if (interrupts)
 			setops_cpu_check_interrupts();
-	} while (all_room);
+	} while (more == 1);
 
 	for (s = 0; s < COUNT_STREAMS; s++)
 	{
 		SetopsCountStream *t = &st[s];
 
-		while (F(window_room) (t))
+		do
 		{
-			if (!SETOPS_CAT(setops_avx2_isect_count, SFX) (a, b, t, 1, COUNT_WINDOWS_PER_CHECK))
+			more = SETOPS_CAT(setops_avx2_isect_count, SFX) (a, b, t, 1, COUNT_WINDOWS_PER_CHECK);
+			if (more == 0)
 				return -1;
 			if (interrupts)
 				setops_cpu_check_interrupts();
-		}
+		} while (more == 1);
 		/* the pairs up to (i, j) were checked by the windows or above */
 		if (F(out_of_order) (a + t->i, t->i_end - t->i, b + t->j, t->j_end - t->j))
 			return -1;

@@ -40,9 +40,11 @@ extern int64_t setops_avx2_isect_diff_i64(int diff,
  * and b[j, j_end), ending on Balanced Path splits; windows run while every
  * stream has room for one, for at most max_windows rounds, and leave each
  * (i, j) key-rank consistent, k increased by the matches.  Each window
- * also checks its keys' order against their right neighbours: returns 0
- * at an order break (the streams' state is then meaningless), else 1.
- * Keys a window consumed were all checked; the caller checks the rest.
+ * also checks its keys' order against their right neighbours.  Returns 0
+ * at an order break (the streams' state is then meaningless), 1 when the
+ * rounds ran out with room left, 2 when a stream has no room for another
+ * window.  Keys a window consumed were all checked; the caller checks the
+ * rest.
  */
 #define SETOPS_AVX2_COUNT_STREAMS 4
 

@@ -329,24 +329,30 @@ setops_avx2_isect_count_##SFX(const KEY *a, const KEY *b,					\
 																			\
 	if (nstreams == SETOPS_AVX2_COUNT_STREAMS)								\
 	{																		\
-		while (w++ < max_windows &&											\
-			   COUNT_ROOM(&st[0], LANES) && COUNT_ROOM(&st[1], LANES) &&	\
+		while (COUNT_ROOM(&st[0], LANES) && COUNT_ROOM(&st[1], LANES) &&	\
 			   COUNT_ROOM(&st[2], LANES) && COUNT_ROOM(&st[3], LANES))		\
 		{																	\
-			int			ok = count_window_##SFX(a, b, &st[0]);				\
+			int			ok;													\
 																			\
+			if (w++ == max_windows)											\
+				return 1;													\
+			ok = count_window_##SFX(a, b, &st[0]);							\
 			ok &= count_window_##SFX(a, b, &st[1]);							\
 			ok &= count_window_##SFX(a, b, &st[2]);							\
 			ok &= count_window_##SFX(a, b, &st[3]);							\
 			if (!ok)														\
 				return 0;													\
 		}																	\
-		return 1;															\
+		return 2;															\
 	}																		\
-	while (w++ < max_windows && COUNT_ROOM(&st[0], LANES))					\
+	while (COUNT_ROOM(&st[0], LANES))										\
+	{																		\
+		if (w++ == max_windows)												\
+			return 1;														\
 		if (!count_window_##SFX(a, b, &st[0]))								\
 			return 0;														\
-	return 1;																\
+	}																		\
+	return 2;																\
 }
 
 DEFINE_ISECT_COUNT(i32, int32_t, 8)
