@@ -780,13 +780,17 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	setops_keys_materialize(&row, fname);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
+	{
 		state = agg_state_create(fcinfo, aggcxt, op, row.type);
+		/* (a state made from a value keeps false: stored rows are then
+		 * read as any row is) */
+		state->rows_are_arrays = type_is_array(get_fn_expr_argtype(fcinfo->flinfo, 1));
+	}
 	else if (state->op != op || state->type != row.type)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: the state holds %s keys of %s", fname,
-						state->type == SETOPS_KEY_INT64 ? "int8" : "int4", agg_name(state->op))));
-	state->rows_are_arrays = type_is_array(get_fn_expr_argtype(fcinfo->flinfo, 1));
+						setops_key_type_name(state->type), agg_name(state->op))));
 	agg_add_run(state, row.data, row.n);
 	agg_bound(state);
 	if (timed)
@@ -859,7 +863,7 @@ agg_result_alloc(int64 n, void *arg)
 static void
 agg_require_type(const SetopsAggState *state, SetopsKeyType type, const char *fname)
 {
-	const char *have = state->type == SETOPS_KEY_INT64 ? "int8" : "int4";
+	const char *have = setops_key_type_name(state->type);
 
 	if (state->type != type)
 		ereport(ERROR,

@@ -116,12 +116,10 @@ setops_agg_state_in(PG_FUNCTION_ARGS)
 	for (i = 0; op_word && i < (int) lengthof(op_words); i++)
 		if (op_words[i] && strcmp(op_word, op_words[i]) == 0)
 			op = i;
-	if (type_word && strcmp(type_word, "int4") == 0)
-		type = SETOPS_KEY_INT32;
-	else if (type_word && strcmp(type_word, "int8") == 0)
-		type = SETOPS_KEY_INT64;
-	else
-		type = -1;
+	type = -1;
+	for (i = SETOPS_KEY_INT32; type_word && i <= SETOPS_KEY_INT64; i++)
+		if (strcmp(type_word, setops_key_type_name((SetopsKeyType) i)) == 0)
+			type = i;
 	if (keys_text)
 		keys_text += strspn(keys_text, " \t\n");
 	if (op < 0 || type < 0 || keys_text == NULL || *keys_text == '\0')
@@ -130,7 +128,7 @@ setops_agg_state_in(PG_FUNCTION_ARGS)
 				 errmsg("invalid input syntax for type setops_agg_state: \"%s\"",
 						PG_GETARG_CSTRING(0)),
 				 errdetail("Expected the operation (intersect, union or merge), the key type (int4 or int8) and an array of keys, e.g. 'union int4 {1,2,2,7}'.")));
-	elemtype = type == SETOPS_KEY_INT64 ? INT8OID : INT4OID;
+	elemtype = setops_key_elemtype((SetopsKeyType) type);
 	arr = DatumGetArrayTypeP(OidInputFunctionCall(F_ARRAY_IN, keys_text, elemtype, -1));
 	setops_read_keys(PointerGetDatum(arr), 1, "setops_agg_state", &keys);
 	setops_keys_materialize(&keys, "setops_agg_state");
@@ -154,7 +152,7 @@ setops_agg_state_out(PG_FUNCTION_ARGS)
 	arr = setops_result_finish(&res, wire->n, "setops_agg_state");
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "%s %s %s", op_words[wire->op],
-					 wire->type == SETOPS_KEY_INT64 ? "int8" : "int4",
+					 setops_key_type_name((SetopsKeyType) wire->type),
 					 OidOutputFunctionCall(F_ARRAY_OUT, arr));
 	PG_RETURN_CSTRING(buf.data);
 }

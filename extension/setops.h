@@ -115,6 +115,12 @@ extern void setops_result_alloc(SetopsResult *res, Oid elemtype, int stride,
 								int64 capacity, const char *fname);
 extern Datum setops_result_finish(SetopsResult *res, int64 n, const char *fname);
 extern Oid	setops_key_elemtype(SetopsKeyType type);
+/* The SQL name of a key type's element: "int4" or "int8". */
+static inline const char *
+setops_key_type_name(SetopsKeyType type)
+{
+	return type == SETOPS_KEY_INT64 ? "int8" : "int4";
+}
 extern void setops_gather_values(char *dst, const int64 *pos, int64 n,
 								 const SetopsValues *av, const SetopsValues *bv);
 
