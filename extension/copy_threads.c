@@ -11,9 +11,9 @@
  *
  * The helpers are POSIX threads that run memcpy, or the CPU engine's
  * count of one part, and nothing else: no PostgreSQL call, no allocation,
- * no interrupt check (the engine is told), every signal blocked (so that SIGINT and
- * the latch's signals reach the backend's own thread), and all joined
- * before the copy returns.  The backend stays single-threaded as far as
+ * no interrupt check (the engine is told), every signal blocked (so that
+ * SIGINT and the latch's signals reach the backend's own thread), and all
+ * joined before the work returns.  The backend stays single-threaded as far as
  * PostgreSQL can tell.  A thread that cannot be started leaves its part to
  * the caller.
  */

@@ -419,9 +419,9 @@ cpu_intersect_count(SetopsKeys *a, SetopsKeys *b)
 
 /*
  * Counts and predicates on the CPU engine.  Contains needs both inputs in
- * order first, the count checks as it goes; overlaps answers "yes" as soon as a key is
- * found in both (true in any order: the key is in both), and checks the
- * order only before it answers "no".
+ * order first, the count checks as it goes; overlaps answers "yes" as soon
+ * as a key is found in both (true in any order: the key is in both), and
+ * checks the order only before it answers "no".
  */
 static int64
 cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
