@@ -7,7 +7,7 @@
 #                        a build for the tests: SETOPS_TEST_HOOKS=yes below)
 #   make unittest        C unit tests of the CPU engine
 #
-# CUDA_HOME (default /usr/local/cuda) locates nvcc.  gpu/*.cu are compiled
+# CUDA_HOME (default /usr/local/cuda) locates nvcc.  engine/gpu/*.cu are compiled
 # for sm_80 and sm_90 plus PTX into a static archive that is linked, with
 # the static CUDA runtime, into setops.so: the library loads on machines
 # without a GPU driver.  The archive is linked through SHLIB_LINK rather
@@ -27,34 +27,38 @@ DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql \
 	extension/setops--0.2--0.3.sql extension/setops--0.3.sql
 PGFILEDESC = "setops - GPU-accelerated multiset operations on sorted integer arrays"
 
+# One folder per layer (docs/design.md, "Source layout"); scripts/check_layers.sh
+# fails the build's tests when an #include points up a layer.
 OBJS = \
-	extension/setops.o \
-	extension/array_io.o \
-	extension/dispatch.o \
-	extension/setop_funcs.o \
-	extension/count_funcs.o \
-	extension/packed_index.o \
-	extension/sort_funcs.o \
-	extension/agg_funcs.o \
-	extension/agg_state.o \
-	extension/batch.o \
-	extension/batch_funcs.o \
-	extension/mapped_buffer.o \
-	extension/copy_threads.o \
-	extension/packed_type.o \
-	extension/cpu/packed_codec.o \
-	extension/device_funcs.o \
-	extension/gpu_service.o \
-	extension/service_client.o \
-	extension/service_batch.o \
-	extension/service_stage.o \
-	extension/device_cache.o \
-	extension/stored_value.o \
-	extension/cpu/setop_engine.o \
-	extension/cpu/segmented.o \
-	extension/cpu/simd_avx2.o \
-	extension/cpu/sort.o
+	extension/module.o \
+	extension/funcs/setop_funcs.o \
+	extension/funcs/count_funcs.o \
+	extension/funcs/sort_funcs.o \
+	extension/funcs/batch_funcs.o \
+	extension/funcs/agg_funcs.o \
+	extension/funcs/agg_state.o \
+	extension/funcs/packed_type.o \
+	extension/funcs/packed_index.o \
+	extension/funcs/device_funcs.o \
+	extension/args/array_io.o \
+	extension/args/packed_args.o \
+	extension/args/stored_value.o \
+	extension/args/mapped_buffer.o \
+	extension/exec/dispatch.o \
+	extension/exec/batch.o \
+	extension/service/client.o \
+	extension/service/batch.o \
+	extension/service/stage.o \
+	extension/service/worker.o \
+	extension/service/device_cache.o \
+	$(ENGINE_SRCS:.c=.o) \
+	engine/cpu/packed_codec.o \
+	engine/cpu/copy_threads.o
 
+# the repository root (engine/...) and extension/ (setops.h, layer/...)
+PG_CPPFLAGS = -I$(srcdir) -I$(srcdir)/extension
+
+REGRESS_OPTS = --inputdir=test/regress --outputdir=test/regress
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
 	setops_counts setops_packed_index setops_intarray
 
@@ -63,16 +67,16 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 WITH_CUDA ?= $(if $(wildcard $(NVCC)),yes,no)
 
-ENGINE_SRCS = extension/cpu/setop_engine.c extension/cpu/simd_avx2.c extension/cpu/sort.c \
-	extension/cpu/segmented.c
-ENGINE_HDRS = $(wildcard extension/cpu/*.h common/*.h)
+ENGINE_SRCS = engine/cpu/setop_engine.c engine/cpu/simd_avx2.c engine/cpu/sort.c \
+	engine/cpu/segmented.c
+ENGINE_HDRS = $(wildcard engine/cpu/*.h engine/common/*.h)
 
 # copy_threads.c starts helper threads
 SHLIB_LINK += -pthread
 
 ifeq ($(WITH_CUDA),yes)
-GPU_LIB = gpu/libsetops_gpu.a
-CU_SRCS = $(wildcard gpu/*.cu)
+GPU_LIB = engine/gpu/libsetops_gpu.a
+CU_SRCS = $(wildcard engine/gpu/*.cu)
 CU_OBJS = $(CU_SRCS:.cu=.o)
 NVCC_FLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	-gencode arch=compute_80,code=sm_80 \
@@ -81,10 +85,10 @@ NVCC_FLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 SHLIB_LINK += $(GPU_LIB) -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread \
 	-Wl,--exclude-libs,libcudart_static.a
 else
-OBJS += gpu/gpu_stub.o
+OBJS += engine/gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = extension/test_hooks.h gpu/*.o gpu/*.a test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
+EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
@@ -113,7 +117,7 @@ endif
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-extension/stored_value.o extension/agg_funcs.o extension/stored_value.bc extension/agg_funcs.bc: \
+extension/args/stored_value.o extension/funcs/agg_funcs.o extension/args/stored_value.bc extension/funcs/agg_funcs.bc: \
 	extension/test_hooks.h
 
 extension/setops--0.1--0.2.sql: $(UPGRADE_0_2)
@@ -137,7 +141,7 @@ extension/setops--0.3.sql: extension/setops--0.2.sql $(UPGRADE_0_3)
 	  cat $(UPGRADE_0_3); } > $@
 
 
-$(OBJS): $(ENGINE_HDRS) extension/setops.h extension/service.h gpu/setops_gpu.h
+$(OBJS): $(ENGINE_HDRS) $(wildcard extension/*.h extension/*/*.h) engine/gpu/setops_gpu.h
 
 ifeq ($(WITH_CUDA),yes)
 $(shlib): $(GPU_LIB)
@@ -146,57 +150,43 @@ $(GPU_LIB): $(CU_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-gpu/%.o: gpu/%.cu $(wildcard gpu/*.h gpu/*.cuh common/*.h)
+engine/gpu/%.o: engine/gpu/%.cu $(wildcard engine/gpu/*.h engine/gpu/*.cuh engine/common/*.h)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-# GPU test and benchmark runners (run them on a GPU machine).
+# GPU test and benchmark runners (run them on a GPU machine): each links the
+# GPU archive and, where it checks answers against it, the CPU engine or the
+# packed codec built for the host.
 NVCC_TEST_FLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90
-test/gpu/engine_%.o: extension/cpu/%.c $(ENGINE_HDRS)
+test/gpu/engine_%.o: engine/cpu/%.c $(ENGINE_HDRS)
 	$(CC) -O2 -c -o $@ $<
-GPU_TEST_ENGINE = $(patsubst extension/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS))
-
-test/gpu/kernel_test: test/gpu/kernel_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h test/common/testclock.h $(GPU_LIB) $(GPU_TEST_ENGINE)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
-
-test/gpu/multi_device_test: test/gpu/multi_device_test.cu test/common/testgen.h test/common/testcheck.h test/common/testclock.h $(GPU_LIB) $(GPU_TEST_ENGINE)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
-
-test/gpu/batch_test: test/gpu/batch_test.cu test/gpu/cuda_ok.h test/common/testgen.h test/common/testcheck.h test/common/testclock.h $(GPU_LIB) $(GPU_TEST_ENGINE)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_ENGINE) $(GPU_LIB)
-
-test/gpu/kernel_bench: test/gpu/kernel_bench.cu test/gpu/cuda_ok.h $(GPU_LIB)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_LIB)
-
-# the packed codec, for the host side of the decoder's and encoder's runners
+GPU_TEST_ENGINE = $(patsubst engine/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS))
 GPU_TEST_PACKED = test/gpu/engine_packed_codec.o
+GPU_TEST_HDRS = $(wildcard test/gpu/*.h test/common/*.h) engine/cpu/packed_codec.h $(ENGINE_HDRS)
 
-test/gpu/packed_decode_test: test/gpu/packed_decode_test.cu test/gpu/packed_inputs.h test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_PACKED)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
-
-test/gpu/packed_encode_test: test/gpu/packed_encode_test.cu test/gpu/packed_inputs.h test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h $(GPU_LIB) $(GPU_TEST_PACKED)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
-
-test/gpu/packed_bench: test/gpu/packed_bench.cu test/gpu/cuda_ok.h extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h $(GPU_LIB) $(GPU_TEST_PACKED)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_PACKED) $(GPU_LIB)
+test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test: GPU_TEST_LINK = $(GPU_TEST_ENGINE)
+test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench: GPU_TEST_LINK = $(GPU_TEST_PACKED)
+GPU_TESTS = test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test test/gpu/kernel_bench \
+	test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench
+$(GPU_TESTS): test/gpu/%: test/gpu/%.cu $(GPU_TEST_HDRS) $(GPU_LIB) $(GPU_TEST_ENGINE) $(GPU_TEST_PACKED)
+	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_LINK) $(GPU_LIB)
 
 test/gpu/device_hog: test/gpu/device_hog.cu
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $<
 
-gpu-tests: test/gpu/kernel_test test/gpu/kernel_bench test/gpu/multi_device_test test/gpu/batch_test test/gpu/packed_decode_test test/gpu/packed_bench \
-	test/gpu/packed_encode_test test/gpu/device_hog
+gpu-tests: $(GPU_TESTS) test/gpu/device_hog
 .PHONY: gpu-tests
 endif
 
 # C unit tests of the CPU engine and the packed codec: no PostgreSQL needed.
 # The codec's tests and its fuzzer run under AddressSanitizer and UBSan.
 UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined
-PACKED_SRCS = extension/cpu/packed_codec.c
-PACKED_HDRS = extension/cpu/packed_codec.h common/packed_format.h test/common/testgen.h test/common/testcheck.h
+PACKED_SRCS = engine/cpu/packed_codec.c
+PACKED_HDRS = engine/cpu/packed_codec.h engine/common/packed_format.h test/common/testgen.h test/common/testcheck.h
 
 test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
 
-test/unit/segd_test: test/unit/segd_test.c common/segd.h test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
+test/unit/segd_test: test/unit/segd_test.c engine/common/segd.h test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -fsanitize=address,undefined -o $@ test/unit/segd_test.c $(ENGINE_SRCS)
 
 test/unit/packed_test: test/unit/packed_test.c $(PACKED_SRCS) $(PACKED_HDRS)
@@ -205,8 +195,8 @@ test/unit/packed_test: test/unit/packed_test.c $(PACKED_SRCS) $(PACKED_HDRS)
 test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/packed_fuzz.c $(PACKED_SRCS)
 
-test/unit/copy_test: test/unit/copy_test.c extension/copy_threads.c extension/copy_threads.h
-	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -pthread -o $@ test/unit/copy_test.c extension/copy_threads.c
+test/unit/copy_test: test/unit/copy_test.c engine/cpu/copy_threads.c engine/cpu/copy_threads.h
+	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -pthread -o $@ test/unit/copy_test.c engine/cpu/copy_threads.c
 
 unittest: test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
 	test/unit/engine_test

@@ -8,10 +8,10 @@
 #include "postgres.h"
 #include "fmgr.h"
 
-#include "../common/setop_kind.h"
-#include "../common/segd.h"
-#include "../gpu/setops_gpu.h"
-#include "copy_threads.h"
+#include "engine/common/setop_kind.h"
+#include "engine/common/segd.h"
+#include "engine/gpu/setops_gpu.h"
+#include "engine/cpu/copy_threads.h"
 
 /* ---- GUCs (setops.c) ---- */
 
@@ -151,6 +151,9 @@ extern void setops_read_packed(Datum datum, int argno, const char *fname,
 							   SetopsKeys *keys);
 extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
 extern void *setops_packed_decode(const void *packed, const char *fname, int argno);
+/* NULL, or why the keys of a checked value would not ascend */
+struct PackedHeader;
+extern const char *setops_packed_decode_into(const struct PackedHeader *h, void *keys);
 extern void setops_release_packed(Datum datum, SetopsKeys *keys);
 
 /* ---- stored arguments by identity (stored_value.c) ---- */
@@ -202,7 +205,7 @@ extern int64 setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool di
 /* ---- batches: many operations at once (batch.c) ---- */
 
 /*
- * Pair i is a's segment i with b's segment i (common/segd.h: starts need
+ * Pair i is a's segment i with b's segment i (engine/common/segd.h: starts need
  * not be prefix sums), all of one key type, each segment sorted: callers
  * check every row as they read it, so errors name the row's argument as
  * the plain function would.  b_shared: every pair's B is the same keys

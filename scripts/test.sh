@@ -5,7 +5,7 @@
 #   2. inside PostgreSQL, once per setops.device mode (cpu and auto, and gpu
 #      where a GPU is usable; without a GPU, once more in gpu mode through
 #      the GPU service answering with the CPU engine, setops.service_emulate):
-#      the pg_regress suites (sql/, expected/), the pgTAP property tests
+#      the pg_regress suites (test/regress/), the pgTAP property tests
 #      (test/pgtap) and every committed benchmark in its smoke mode
 #      (test/bench/smoke.sh: tiny sizes, one run, answers compared, timings
 #      not checked);
@@ -68,7 +68,7 @@ run_modes() {		# label, modes...
 		export PGOPTIONS="-c setops.device=$mode"
 		run_suite "pg_regress, setops.device=$mode$label" \
 			${SETOPS_TEST_RUN_AS:-} make -s installcheck PG_CONFIG="$PG_CONFIG" PGOPTIONS="$PGOPTIONS"
-		[ -f regression.diffs ] && head -c 20000 regression.diffs
+		[ -f test/regress/regression.diffs ] && head -c 20000 test/regress/regression.diffs
 		run_suite "pgTAP, setops.device=$mode$label" pg_prove -d setops_tap --failures test/pgtap/*.sql
 		unset PGOPTIONS
 		[ "${SETOPS_TEST_BENCH:-1}" = 1 ] &&

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../extension/cpu/engine.h"
+#include "../../engine/cpu/engine.h"
 #include "../common/testclock.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;

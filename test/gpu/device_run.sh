@@ -114,7 +114,7 @@ suites() {	# name regress tap-files
 			export PGOPTIONS="-c setops.device=$m"
 			echo "== setops.device=$m"
 			$PGRUN make -s installcheck PG_CONFIG=$PG_CONFIG PGOPTIONS="$PGOPTIONS" \
-				${SUITE_REGRESS:+REGRESS="$SUITE_REGRESS"} || { rc=1; head -c 20000 regression.diffs; }
+				${SUITE_REGRESS:+REGRESS="$SUITE_REGRESS"} || { rc=1; head -c 20000 test/regress/regression.diffs; }
 			# shellcheck disable=SC2086
 			pg_prove -d setops_tap --failures $SUITE_TAP || rc=1
 		done

@@ -8,7 +8,7 @@
  * walk with steps of 0 or 1), never all zero.  Both sides are timed with
  * CUDA events around the whole operation including reading back the output
  * count (both need it to know the result size).  Ours is read back the way
- * the real API reads it (gpu/setops_api.cu): cudaMemcpyAsync into pinned
+ * the real API reads it (engine/gpu/setops_api.cu): cudaMemcpyAsync into pinned
  * host memory, then a stream synchronize; Thrust reads its own back inside
  * the call.  Thrust gets a caching allocator, so its time does not include
  * cudaMalloc.  Every figure is the median of RUNS runs after a warm-up, and
@@ -35,7 +35,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/set_operations.h>
 
-#include "../../gpu/gpu_internal.h"
+#include "../../engine/gpu/gpu_internal.h"
 #include "../common/testgen.h"
 
 #define RUNS 7

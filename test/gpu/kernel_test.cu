@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "../../gpu/gpu_internal.h"
+#include "../../engine/gpu/gpu_internal.h"
 extern "C"
 {
-#include "../../extension/cpu/engine.h"
+#include "../../engine/cpu/engine.h"
 }
 #include "../common/testgen.h"
 #include "../common/testcheck.h"

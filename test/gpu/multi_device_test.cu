@@ -25,10 +25,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "../../gpu/setops_gpu.h"
+#include "../../engine/gpu/setops_gpu.h"
 extern "C"
 {
-#include "../../extension/cpu/engine.h"
+#include "../../engine/cpu/engine.h"
 }
 #include "../common/testgen.h"
 #include "../common/testcheck.h"

@@ -1,6 +1,6 @@
 /*
  * packed_bench.cu
- *	  Throughput of the GPU decoder of packed values (gpu/packed_decode.cu),
+ *	  Throughput of the GPU decoder of packed values (engine/gpu/packed_decode.cu),
  *	  device memory in, device memory out.
  *
  * Inputs: sorted keys with random gaps of 0..3 (never all zero), and 0%,
@@ -14,7 +14,7 @@
  * decode ms (above 1: decoding the value is faster than copying the
  * decoded keys).  The output is compared with the input once.
  *
- * Then the GPU encoder (gpu/packed_encode.cu) on the same inputs, device
+ * Then the GPU encoder (engine/gpu/packed_encode.cu) on the same inputs, device
  * keys in, device bytes out: events around packed_encode (its analysis,
  * scan, the totals' round trip to the host and the bytes' kernel), median
  * of RUNS runs after a warm-up; reported in keys/s and in GB/s of input
@@ -30,10 +30,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "../../gpu/gpu_internal.h"
+#include "../../engine/gpu/gpu_internal.h"
 extern "C"
 {
-#include "../../extension/cpu/packed_codec.h"
+#include "../../engine/cpu/packed_codec.h"
 }
 #include "../common/testgen.h"
 

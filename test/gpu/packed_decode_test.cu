@@ -1,6 +1,6 @@
 /*
  * packed_decode_test.cu
- *	  Tests of the GPU decoder of packed values (gpu/packed_decode.cu).
+ *	  Tests of the GPU decoder of packed values (engine/gpu/packed_decode.cu).
  *
  * Every case uploads a value that setops_packed_check accepts, decodes it
  * on the GPU into a buffer poisoned with 0xA5 bytes, and compares every key
@@ -32,10 +32,10 @@
 #include <string.h>
 #include <vector>
 
-#include "../../gpu/gpu_internal.h"
+#include "../../engine/gpu/gpu_internal.h"
 extern "C"
 {
-#include "../../extension/cpu/packed_codec.h"
+#include "../../engine/cpu/packed_codec.h"
 }
 #include "../common/testgen.h"
 #include "../common/testcheck.h"

@@ -1,6 +1,6 @@
 /*
  * packed_encode_test.cu
- *	  Tests of the GPU encoder of packed values (gpu/packed_encode.cu): its
+ *	  Tests of the GPU encoder of packed values (engine/gpu/packed_encode.cu): its
  *	  bytes must be the CPU encoder's, every one of them.
  *
  * Every case encodes keys on the GPU into a buffer poisoned with 0xA5
@@ -35,10 +35,10 @@
 #include <string.h>
 #include <vector>
 
-#include "../../gpu/gpu_internal.h"
+#include "../../engine/gpu/gpu_internal.h"
 extern "C"
 {
-#include "../../extension/cpu/packed_codec.h"
+#include "../../engine/cpu/packed_codec.h"
 }
 #include "../common/testgen.h"
 #include "../common/testcheck.h"

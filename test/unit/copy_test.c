@@ -1,5 +1,5 @@
 /*
- * copy_test.c: setops_copy_split (extension/copy_threads.c) against memcpy.
+ * copy_test.c: setops_copy_split (engine/cpu/copy_threads.c) against memcpy.
  *
  * Sizes around the part threshold and its multiples, unaligned source and
  * destination, every thread count up to the maximum and beyond: each copy
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "../../extension/copy_threads.h"
+#include "../../engine/cpu/copy_threads.h"
 
 #define GUARD 64
 #define MB ((size_t) 1024 * 1024)

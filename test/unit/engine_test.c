@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../extension/cpu/engine.h"
+#include "../../engine/cpu/engine.h"
 #include "../common/testgen.h"
 #include "../common/testcheck.h"
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../extension/cpu/packed_codec.h"
+#include "../../engine/cpu/packed_codec.h"
 #include "../common/testgen.h"
 
 /* Decodes at most this many keys (a value claiming more is checked only). */

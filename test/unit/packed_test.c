@@ -1,7 +1,7 @@
 /*
  * packed_test.c
- *	  Unit tests of the packed codec (common/packed_format.h,
- *	  extension/cpu/packed_codec.c).
+ *	  Unit tests of the packed codec (engine/common/packed_format.h,
+ *	  engine/cpu/packed_codec.c).
  *
  *   round trips   every input shape, sizes around lane, row and chunk
  *                 boundaries, both key types: encode, check, decode, equal;
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../extension/cpu/packed_codec.h"
+#include "../../engine/cpu/packed_codec.h"
 #include "../common/testgen.h"
 #include "../common/testcheck.h"
 

@@ -1,7 +1,7 @@
 /*
  * segd_test.c
- *	  Unit tests of segment descriptors (common/segd.h) and the CPU
- *	  engine's segmented batches (extension/cpu/segmented.c).
+ *	  Unit tests of segment descriptors (engine/common/segd.h) and the CPU
+ *	  engine's segmented batches (engine/cpu/segmented.c).
  *
  *   locate     every element of descriptors with empty segments (leading,
  *              trailing, runs of them), one huge segment among tiny ones,
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../extension/cpu/engine.h"
+#include "../../engine/cpu/engine.h"
 #include "../common/testgen.h"
 #include "../common/testcheck.h"
 

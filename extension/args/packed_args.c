@@ -1,0 +1,171 @@
+/*
+ * packed_args.c
+ *	  Packed values as arguments and results of the operations: read and
+ *	  checked, decoded for the CPU engine (the GPU decodes them itself),
+ *	  built from sorted keys.
+ */
+#include "postgres.h"
+
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "setops.h"
+#include "engine/cpu/packed_codec.h"
+
+/* Decode a checked value into keys; NULL, or why its keys would not ascend. */
+const char *
+setops_packed_decode_into(const PackedHeader *h, void *keys)
+{
+	return h->key_bytes == 8 ? setops_packed_decode_i64(h, keys) :
+		setops_packed_decode_i32(h, keys);
+}
+
+/* Decode a checked value into palloc'd keys; ERROR when it would not ascend. */
+void *
+setops_packed_decode(const void *packed, const char *fname, int argno)
+{
+	const PackedHeader *h = (const PackedHeader *) packed;
+	void	   *keys = palloc_extended(Max(h->n, 1) * (size_t) h->key_bytes, MCXT_ALLOC_HUGE);
+	const char *msg = setops_packed_decode_into(h, keys);
+
+	if (msg != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s: argument %d is a corrupt packed value: %s", fname, argno, msg)));
+	return keys;
+}
+
+/* Pack n sorted keys into a new value. */
+Datum
+setops_packed_datum(SetopsKeyType type, const void *keys, int64 n, const char *fname)
+{
+	int			ks = (int) setops_key_size(type);
+	size_t		bound = setops_packed_bound(ks, n);
+	size_t		size;
+	struct varlena *v;
+
+	if (n > (int64) MaxArraySize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the result would have %lld keys, more than a packed value holds (%d)",
+						fname, (long long) n, (int) MaxArraySize)));
+	v = palloc_extended(bound, MCXT_ALLOC_HUGE);
+	size = type == SETOPS_KEY_INT64 ?
+		setops_packed_encode_i64(keys, n, v) : setops_packed_encode_i32(keys, n, v);
+	return setops_packed_finish(v, size, fname);
+}
+
+/*
+ * A value packed in place (here or by the GPU) into v, a palloc'd buffer
+ * of at least size bytes: set its length, hand back what packing saved.
+ */
+Datum
+setops_packed_finish(void *v, size_t size, const char *fname)
+{
+	const PackedHeader *h = (const PackedHeader *) v;
+
+	if (h->n > (int64) MaxArraySize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the result would have %lld keys, more than a packed value holds (%d)",
+						fname, (long long) h->n, (int) MaxArraySize)));
+	if (size > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the packed result would take %zu bytes, more than the maximum of %zu",
+						fname, size, (Size) MaxAllocSize)));
+	Assert(setops_packed_check(v, size) == NULL);
+	SET_VARSIZE(v, size);
+	/* buffers are sized for full width: shrink when much was saved */
+	if (GetMemoryChunkSpace(v) - size > 1024 * 1024)
+		v = repalloc(v, size);
+	return PointerGetDatum(v);
+}
+
+/* A packed argument: detoasted (out-of-line values are fetched), checked. */
+void
+setops_read_packed(Datum datum, int argno, const char *fname, SetopsKeys *keys)
+{
+	struct varlena *v = PG_DETOAST_DATUM(datum);
+	const PackedHeader *h = (const PackedHeader *) v;
+	const char *msg = setops_packed_check(v, VARSIZE(v));
+
+	if (msg == NULL && h->n > (int64) MaxArraySize)
+		msg = "it holds more keys than an array can";
+	if (msg != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s: argument %d is a corrupt packed value: %s", fname, argno, msg)));
+	keys->type = h->key_bytes == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	keys->n = h->n;
+	keys->data = NULL;
+	keys->argno = argno;
+	/* ascending by construction; decoders check again */
+	keys->sorted_known = true;
+	keys->first_unsorted = -1;
+	keys->distinct_known = false;
+	keys->packed = v;
+	keys->packed_size = VARSIZE(v);
+	keys->stored = (Datum) 0;
+	keys->cache_key = NULL;
+}
+
+/*
+ * Free what setops_read_packed(datum, ...) and decoding took: the keys
+ * setops_packed_decode gave (keys->data) and a detoasted copy.  For callers
+ * that read many values in one memory context (comparisons while sorting,
+ * GIN's extraction per row).
+ */
+void
+setops_release_packed(Datum datum, SetopsKeys *keys)
+{
+	if (keys->data != NULL)
+		pfree((void *) keys->data);
+	if (keys->packed != NULL && keys->packed != DatumGetPointer(datum))
+		pfree((void *) keys->packed);
+	keys->data = NULL;
+	keys->packed = NULL;
+}
+
+/*
+ * Argument argidx of an operation declared for arrays and packed values
+ * alike: which one it is comes from the call's declared argument type.
+ */
+void
+setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno, const char *fname,
+				SetopsKeys *keys)
+{
+	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, argidx);
+
+	if (!OidIsValid(argtype))
+		elog(ERROR, "%s: cannot determine the type of argument %d", fname, argno);
+	if (type_is_array(argtype))
+		setops_read_keys(PG_GETARG_DATUM(argidx), argno, fname, keys);
+	else
+		setops_read_packed(PG_GETARG_DATUM(argidx), argno, fname, keys);
+}
+
+/* Does this call return a packed value rather than an array? */
+bool
+setops_returns_packed(FunctionCallInfo fcinfo)
+{
+	Oid			rettype = get_fn_expr_rettype(fcinfo->flinfo);
+
+	return OidIsValid(rettype) && !type_is_array(rettype);
+}
+
+/* The CPU engine needs the keys themselves: decode a packed argument. */
+void
+setops_keys_materialize(SetopsKeys *keys, const char *fname)
+{
+	double		t0;
+
+	if (keys->stored)
+		setops_read_stored(keys, fname);
+	if (keys->packed == NULL || keys->data != NULL)
+		return;
+	t0 = setops_now_ms();
+	keys->data = setops_packed_decode(keys->packed, fname, keys->argno);
+	setops_last.decode_ms += setops_now_ms() - t0;
+}

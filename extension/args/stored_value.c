@@ -1,0 +1,462 @@
+/*
+ * stored_value.c
+ *	  Stored (TOASTed) arguments by identity, for the GPU service's cache.
+ *
+ * A large array read from a table reaches a function as a TOAST pointer.
+ * Instead of detoasting it (the largest cost of an operation inside
+ * PostgreSQL), the argument is left unread: its identity (SetopsCacheKey)
+ * goes to the GPU service, which answers from its device cache; only on a
+ * miss is the value read and sent, once.  Anything that needs the keys in
+ * this backend (the CPU engine, a miss) reads them through
+ * setops_keys_materialize.
+ *
+ * The identity costs one index probe of the TOAST table for the value's
+ * first chunk, whose inserting transaction and place tell apart values
+ * that reuse a value id, and whose bytes hold the array's header (so the
+ * element count is known without reading the rest).
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/toast_internals.h"
+#include "access/transam.h"
+#include "miscadmin.h"
+#include "storage/lwlock.h"
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
+#include "utils/memutils.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "setops.h"
+#include "test_hooks.h"
+#include "service/service.h"
+#include "engine/common/packed_format.h"
+
+/* Bytes of the first chunk kept: the largest header read from it. */
+#define HEAD_BYTES 64
+
+/* An ordered scan of one TOAST value's chunks. */
+typedef struct ToastScan
+{
+	Relation	rel;
+	Relation   *idxs;
+	int			nidxs;
+	SnapshotData snapshot;
+	SysScanDesc scan;
+} ToastScan;
+
+/* first_only: chunk 0 alone (one index probe) */
+static void
+toast_scan_begin(ToastScan *ts, const struct varatt_external *pointer, bool first_only)
+{
+	ScanKeyData scankey[2];
+	int			valid;
+
+	ts->rel = table_open(pointer->va_toastrelid, AccessShareLock);
+	valid = toast_open_indexes(ts->rel, AccessShareLock, &ts->idxs, &ts->nidxs);
+	ScanKeyInit(&scankey[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(pointer->va_valueid));
+	ScanKeyInit(&scankey[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(0));
+	init_toast_snapshot(&ts->snapshot);
+	ts->scan = systable_beginscan_ordered(ts->rel, ts->idxs[valid], &ts->snapshot,
+										  first_only ? 2 : 1, scankey);
+}
+
+/*
+ * The next chunk: its tuple, number and bytes; NULL at the end.  *len is
+ * -1 for a chunk in a form no chunk is written in (NULL, compressed or
+ * external): the caller decides what that means.
+ */
+static HeapTuple
+toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
+{
+	HeapTuple	tuple = systable_getnext_ordered(ts->scan, ForwardScanDirection);
+	bool		isnull;
+	Pointer		chunk;
+
+	if (tuple == NULL)
+		return NULL;
+	*len = -1;
+	*seq = DatumGetInt32(fastgetattr(tuple, 2, ts->rel->rd_att, &isnull));
+	if (isnull)
+		return tuple;
+	chunk = DatumGetPointer(fastgetattr(tuple, 3, ts->rel->rd_att, &isnull));
+	if (isnull)
+		return tuple;
+	if (!VARATT_IS_EXTENDED(chunk))
+	{
+		*data = VARDATA(chunk);
+		*len = VARSIZE(chunk) - VARHDRSZ;
+	}
+	else if (VARATT_IS_SHORT(chunk))
+	{
+		*data = VARDATA_SHORT(chunk);
+		*len = VARSIZE_SHORT(chunk) - VARHDRSZ_SHORT;
+	}
+	return tuple;
+}
+
+static void
+toast_scan_end(ToastScan *ts)
+{
+	systable_endscan_ordered(ts->scan);
+	toast_close_indexes(ts->idxs, ts->nidxs, AccessShareLock);
+	table_close(ts->rel, AccessShareLock);
+}
+
+/*
+ * The identity of the on-disk TOAST value at ptr, and the first bytes of
+ * its stored data (after the varlena length word); false if its first
+ * chunk is not found.
+ */
+static bool
+toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_len)
+{
+	struct varatt_external toast_pointer;
+	ToastScan	ts;
+	HeapTuple	tuple;
+	int32		seq;
+	const char *data;
+	int			len;
+
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptr);
+	memset(key, 0, sizeof(*key));
+	key->toastrelid = toast_pointer.va_toastrelid;
+	key->valueid = toast_pointer.va_valueid;
+	key->rawsize = toast_pointer.va_rawsize;
+	key->extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
+	*head_len = 0;
+
+	toast_scan_begin(&ts, &toast_pointer, true);
+#if PG_VERSION_NUM >= 160000
+	key->relfilenode = ts.rel->rd_locator.relNumber;
+#else
+	key->relfilenode = ts.rel->rd_node.relNode;
+#endif
+	tuple = toast_scan_next(&ts, &seq, &data, &len);
+	if (tuple != NULL && len < 0)
+		tuple = NULL;			/* not found, as far as the identity goes */
+	if (tuple != NULL)
+	{
+		*head_len = Min(len, HEAD_BYTES);
+		memcpy(head, data, *head_len);
+		key->chunk0_xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
+		key->chunk0_block = ItemPointerGetBlockNumber(&tuple->t_self);
+		key->chunk0_offset = ItemPointerGetOffsetNumber(&tuple->t_self);
+	}
+	toast_scan_end(&ts);
+	return tuple != NULL;
+}
+
+/*
+ * The element count of an uncompressed stored array from its header (the
+ * bytes after the length word), or -1 unless it is one-dimensional, of
+ * elemtype, without NULLs, and holds exactly data_bytes of keys of ks.
+ */
+static int64
+array_head_count(const char *head, int head_len, Oid elemtype, size_t ks, int64 data_bytes)
+{
+	/* ndim, dataoffset, elemtype, dims[0], lbound[0] */
+	int32		hdr[5];
+
+	StaticAssertStmt(sizeof(hdr) == ARR_OVERHEAD_NONULLS(1) - VARHDRSZ,
+					 "a one-dimensional array's header is five words");
+	if (head_len < (int) sizeof(hdr))
+		return -1;
+	memcpy(hdr, head, sizeof(hdr));
+	if (hdr[0] != 1 || hdr[1] != 0 || (Oid) hdr[2] != elemtype || hdr[3] < 0 ||
+		(int64) hdr[3] * ks != data_bytes)
+		return -1;
+	return hdr[3];
+}
+
+/* A chunk is not what the value's size says: PostgreSQL's own ERRORs. */
+static void
+report_bad_chunk(const ToastScan *ts, const struct varatt_external *pointer, int32 seq,
+				 int32 expected, int32 nchunks, int len, int expected_len)
+{
+	const char *rel = RelationGetRelationName(ts->rel);
+
+	if (len < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("found toasted toast chunk for toast value %u in %s",
+								 pointer->va_valueid, rel)));
+	if (seq != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("unexpected chunk number %d (expected %d) for toast value %u in %s",
+								 seq, expected, pointer->va_valueid, rel)));
+	if (seq >= nchunks)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("unexpected chunk number %d (out of range %d..%d) for toast value %u in %s",
+								 seq, 0, nchunks - 1, pointer->va_valueid, rel)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg_internal("unexpected chunk size %d (expected %d) in chunk %d of %d for toast value %u in %s",
+							 len, expected_len, seq, nchunks, pointer->va_valueid, rel)));
+}
+
+/*
+ * Read a stored array's keys from its TOAST chunks straight into room(n,
+ * arg), skipping the detoasted copy (for a stream: the rows go into its
+ * slot).  True with *keys and *n when done; false, nothing read, when the
+ * value is not an uncompressed out-of-line one-dimensional array of
+ * elemtype without NULLs, or room gives NULL: read it the usual way then
+ * (which reports what is wrong with it).  The keys are not checked.
+ */
+bool
+setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void *arg),
+						void *arg, void **keys, int64 *n)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
+	struct varatt_external pointer;
+	int32		extsize;
+	int32		nchunks;
+	const int	hdr_bytes = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;
+	size_t		ks = elemtype == INT8OID ? 8 : 4;
+	char	   *dst = NULL;
+	ToastScan	ts;
+	HeapTuple	tuple;
+	int32		seq;
+	int32		expected = 0;
+	const char *data;
+	int			len;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+		return false;
+	extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
+	if (extsize <= hdr_bytes || (extsize - hdr_bytes) % ks != 0)
+		return false;
+	nchunks = (extsize - 1) / TOAST_MAX_CHUNK_SIZE + 1;
+
+	toast_scan_begin(&ts, &pointer, false);
+	while ((tuple = toast_scan_next(&ts, &seq, &data, &len)) != NULL)
+	{
+		int			expected_len = seq < nchunks - 1 ? TOAST_MAX_CHUNK_SIZE :
+			extsize - (nchunks - 1) * TOAST_MAX_CHUNK_SIZE;
+		int64		at = (int64) seq * TOAST_MAX_CHUNK_SIZE - hdr_bytes;
+
+		if (len < 0 || seq != expected || seq >= nchunks || len != expected_len)
+			report_bad_chunk(&ts, &pointer, seq, expected, nchunks, len, expected_len);
+		if (seq == 0)
+		{
+			*n = array_head_count(data, len, elemtype, ks, extsize - hdr_bytes);
+			if (*n < 0)
+				break;
+			dst = room(*n, arg);
+			if (dst == NULL)
+				break;
+			memcpy(dst, data + hdr_bytes, len - hdr_bytes);
+		}
+		else
+			memcpy(dst + at, data, len);
+		expected++;
+	}
+	if (dst != NULL && tuple == NULL && expected != nchunks)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("missing chunk number %d for toast value %u in %s",
+								 expected, pointer.va_valueid, RelationGetRelationName(ts.rel))));
+	toast_scan_end(&ts);
+	if (dst == NULL || tuple != NULL)
+		return false;
+	*keys = dst;
+	return true;
+}
+
+/*
+ * The element count of a stored array or packed value from its header, or
+ * -1 when it cannot be known this way (the value is then read normally,
+ * which reports what is wrong with it).  A compressed array's count is
+ * bounded by its raw size; a cached entry holds the exact count.
+ */
+static int64
+stored_count(const SetopsCacheKey *key, bool compressed, const char *head, int head_len,
+			 Oid elemtype)
+{
+	size_t		ks = setops_key_size(key->key_type);
+
+	if (key->packed)
+	{
+		/* packed types are never compressed (STORAGE external) */
+		PackedHeader h;
+
+		if (compressed || head_len < (int) (sizeof(PackedHeader) - VARHDRSZ))
+			return -1;
+		memcpy((char *) &h + VARHDRSZ, head, sizeof(PackedHeader) - VARHDRSZ);
+		if (h.key_bytes != ks || h.n < 0 || h.n > (int64) MaxArraySize)
+			return -1;
+		return h.n;
+	}
+	if (compressed)
+		return key->rawsize > ARR_OVERHEAD_NONULLS(1) ?
+			(key->rawsize - ARR_OVERHEAD_NONULLS(1)) / ks : -1;
+	return array_head_count(head, head_len, elemtype, ks,
+							(int64) key->rawsize - ARR_OVERHEAD_NONULLS(1));
+}
+
+/*
+ * Argument argidx as setops_read_arg reads it, except that a large stored
+ * array or packed value bound for the GPU service is left unread, by its
+ * identity.  Only operations that go through setops_run_setop(_packed)
+ * take arguments this way.
+ */
+void
+setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const char *fname,
+					   SetopsKeys *keys)
+{
+	Datum		datum = PG_GETARG_DATUM(argidx);
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
+	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, argidx);
+	struct varatt_external toast_pointer;
+	SetopsCacheKey key;
+	char		head[HEAD_BYTES];
+	int			head_len;
+	int64		n;
+	bool		is_array;
+	Oid			elemtype = InvalidOid;
+	SetopsKeyType type;
+
+	if (setops_device == SETOPS_DEVICE_CPU || !OidIsValid(argtype) ||
+		!VARATT_IS_EXTERNAL_ONDISK(ptr) || !setops_service_caches())
+	{
+		setops_read_arg(fcinfo, argidx, argno, fname, keys);
+		return;
+	}
+	is_array = type_is_array(argtype);
+	if (is_array)
+	{
+		elemtype = get_element_type(argtype);
+		type = setops_key_type_of(elemtype);
+	}
+	else
+		type = SETOPS_KEY_INT32;	/* until the header says */
+
+	/* in auto, arrays too small for the GPU are not worth the probe */
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptr);
+	if (setops_device == SETOPS_DEVICE_AUTO &&
+		toast_pointer.va_rawsize / (int64) setops_key_size(type) < setops_gpu_min_elements / 2)
+	{
+		setops_read_arg(fcinfo, argidx, argno, fname, keys);
+		return;
+	}
+
+	if (!toast_identity(ptr, &key, head, &head_len))
+	{
+		setops_read_arg(fcinfo, argidx, argno, fname, keys);
+		return;
+	}
+	/* a packed value's key width is in its header */
+	if (!is_array && head_len >= 2)
+		type = head[1] == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	key.key_type = (uint8) type;
+	key.packed = !is_array;
+	n = stored_count(&key, VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer), head, head_len, elemtype);
+	if (n < 0)
+	{
+		setops_read_arg(fcinfo, argidx, argno, fname, keys);
+		return;
+	}
+
+	memset(keys, 0, sizeof(*keys));
+	keys->type = type;
+	keys->n = n;
+	keys->argno = argno;
+	keys->first_unsorted = -1;
+	keys->stored = datum;
+	keys->cache_key = palloc(sizeof(SetopsCacheKey));
+	*keys->cache_key = key;
+}
+
+/*
+ * Read a stored argument left unread (its keys are needed here after all).
+ * Its count must not grow: buffers were sized by it.
+ */
+void
+setops_read_stored(SetopsKeys *keys, const char *fname)
+{
+	int64		n = keys->n;
+	Datum		datum = keys->stored;
+	SetopsCacheKey *key = keys->cache_key;
+
+	if (key->packed)
+		setops_read_packed(datum, keys->argno, fname, keys);
+	else
+		setops_read_keys(datum, keys->argno, fname, keys);
+	keys->stored = (Datum) 0;
+	keys->cache_key = key;		/* still its identity, to put in the cache */
+	if (keys->n > n)
+		elog(ERROR, "%s: argument %d has %lld keys, more than its header said (%lld)",
+			 fname, keys->argno, (long long) keys->n, (long long) n);
+}
+
+#ifdef SETOPS_TEST_HOOKS
+/*
+ * Test hooks, compiled only into builds for the tests (make
+ * SETOPS_TEST_HOOKS=yes) and not declared by the extension's SQL script:
+ * the regression tests declare them for themselves (superuser only).
+ *
+ * setops_test_stored_identity(value): the identity of a stored value as
+ * text (toastrelid relfilenode valueid xmin block offset rawsize extsize),
+ * NULL when it is not stored out of line.
+ */
+PG_FUNCTION_INFO_V1(setops_test_stored_identity);
+Datum
+setops_test_stored_identity(PG_FUNCTION_ARGS)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(0));
+	SetopsCacheKey key;
+	char		head[HEAD_BYTES];
+	int			head_len;
+
+	if (get_typlen(get_fn_expr_argtype(fcinfo->flinfo, 0)) != -1 ||
+		!VARATT_IS_EXTERNAL_ONDISK(ptr) || !toast_identity(ptr, &key, head, &head_len))
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("%u %u %u %u %u %u %d %d",
+											  key.toastrelid, key.relfilenode, key.valueid,
+											  key.chunk0_xmin, key.chunk0_block,
+											  (unsigned) key.chunk0_offset, key.rawsize,
+											  key.extsize)));
+}
+
+/*
+ * setops_test_set_next_oid(oid): the next OID the cluster hands out, as
+ * after an OID wraparound, so that a test can see a TOAST value id reused.
+ */
+PG_FUNCTION_INFO_V1(setops_test_set_next_oid);
+Datum
+setops_test_set_next_oid(PG_FUNCTION_ARGS)
+{
+	Oid			next = PG_GETARG_OID(0);
+
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("setops_test_set_next_oid: only a superuser may set the next OID")));
+	if (next < FirstNormalObjectId)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_test_set_next_oid: %u is below the first normal OID (%u)",
+						next, FirstNormalObjectId)));
+	LWLockAcquire(OidGenLock, LW_EXCLUSIVE);
+	ShmemVariableCache->nextOid = next;
+	ShmemVariableCache->oidCount = 0;	/* the next one logs a new prefetch */
+	LWLockRelease(OidGenLock);
+	PG_RETURN_VOID();
+}
+#endif							/* SETOPS_TEST_HOOKS */

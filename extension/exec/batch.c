@@ -1,0 +1,292 @@
+/*
+ * batch.c
+ *	  Many set operations at once: the batches of the per-row window
+ *	  functions and the rounds of the aggregates' final reduction.
+ *
+ * A batch runs on the GPU (one segmented launch per piece through the GPU
+ * service) when the GPU is chosen for its element total, else on the CPU
+ * engine pair by pair.  Either way each pair's answer is the plain
+ * function's.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "setops.h"
+#include "engine/cpu/engine.h"
+#include "service/service.h"
+
+int64
+setops_batch_output_bound(const SetopsBatch *batch)
+{
+	int64		bound = 0,
+				i;
+
+	for (i = 0; i < batch->as.nsegs; i++)
+		bound += setop_output_bound(batch->op, batch->as.lengths[i], batch->bs.lengths[i]);
+	return bound;
+}
+
+/* Elements the batch reads: what decides CPU or GPU. */
+static int64
+batch_elements(const SetopsBatch *batch)
+{
+	/* a shared B is read once per pair on the CPU, about once on the GPU */
+	return batch->as.total + (batch->b_shared ? batch->bs.lengths[0] : batch->bs.total);
+}
+
+static int64
+cpu_batch(const SetopsBatch *batch, void *out, int64 *out_lengths, int64 *out_pos)
+{
+	return setops_cpu_setop_segmented(batch->op, batch->type, batch->a, &batch->as,
+									  batch->b, &batch->bs, out, out_lengths, out_pos);
+}
+
+/*
+ * The GPU's answer through the service, slot-sized requests of whole
+ * pairs; a pair too large for a slot goes alone through the plain path
+ * (keys) or the CPU engine (positions).  False when the GPU failed and the
+ * CPU is to answer (auto mode).
+ */
+static bool
+gpu_batch(const char *fname, const SetopsBatch *batch, void *out, int64 *out_lengths,
+		  int64 *out_pos, int64 *n)
+{
+	size_t		ks = setops_key_size(batch->type);
+	int64		p = 0,
+				k = 0;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	while (p < batch->as.nsegs)
+	{
+		int64		next,
+					m;
+		SetopsGpuStatus status = setops_service_batch(batch, p, &next, (char *) out + k * ks,
+													  out_lengths, out_pos ? out_pos + k : NULL,
+													  &m, errbuf, sizeof(errbuf));
+
+		if (status != SETOPS_GPU_OK)
+		{
+			setops_gpu_failed(fname, status, errbuf);
+			return false;
+		}
+		if (next == p)
+		{
+			const void *a = (const char *) batch->a + batch->as.starts[p] * ks;
+			const void *b = (const char *) batch->b + batch->bs.starts[p] * ks;
+			SetopsKeys	ka = {batch->type, batch->as.lengths[p], a, 1, true, -1, false};
+			SetopsKeys	kb = {batch->type, batch->bs.lengths[p], b, 2, true, -1, false};
+
+			if (out_pos == NULL)
+				m = setops_run_setop(fname, batch->op, &ka, &kb, (char *) out + k * ks);
+			else
+				m = setops_cpu_setop(batch->op, batch->type, a, ka.n, b, kb.n,
+									 (char *) out + k * ks, out_pos + k);
+			out_lengths[p] = m;
+			next = p + 1;
+		}
+		k += m;
+		p = next;
+		CHECK_FOR_INTERRUPTS();
+	}
+	setops_last.on_gpu = true;
+	*n = k;
+	return true;
+}
+
+/* The GPU's reduction through the service; false when the CPU is to answer. */
+static bool
+gpu_reduce(const char *fname, SetopsOp op, SetopsKeyType type, const void *keys,
+		   const int64 *lengths, int64 nruns, int64 total, SetopsReduceAlloc alloc,
+		   void *arg, void **result, int64 *n)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+
+	/* beyond one launch's indices, or lengths beyond a slot: the CPU rounds */
+	if (!setops_service_reduce_fits(type, total, nruns))
+		return false;
+	status = setops_service_reduce(op, type, keys, lengths, nruns, total, alloc, arg,
+								   result, n, errbuf, sizeof(errbuf));
+	if (status != SETOPS_GPU_OK)
+	{
+		setops_gpu_failed(fname, status, errbuf);
+		return false;
+	}
+	setops_last.on_gpu = true;
+	return true;
+}
+
+int64
+setops_run_batch(const char *fname, const SetopsBatch *batch, void *out,
+				 int64 *out_lengths, int64 *out_pos)
+{
+	int64		n;
+
+	Assert(batch->as.nsegs == batch->bs.nsegs);
+	if (batch->as.nsegs == 0)
+		return 0;
+	if (setops_gpu_usable(fname, batch_elements(batch)) &&
+		gpu_batch(fname, batch, out, out_lengths, out_pos, &n))
+		return n;
+	return cpu_batch(batch, out, out_lengths, out_pos);
+}
+
+/*
+ * One round on the CPU: runs 2k and 2k+1 of cur (lengths len, m runs) into
+ * out, an odd last run copied after; returns the new run count, their
+ * lengths in out_len.
+ */
+static int64
+cpu_reduce_round(SetopsOp op, SetopsKeyType type, const char *cur, const int64 *len,
+				 int64 m, char *out, int64 *out_len)
+{
+	size_t		ks = setops_key_size(type);
+	int64		npairs = m / 2,
+				k,
+				start,
+				n;
+	int64	   *a_len = palloc(sizeof(int64) * npairs * 4);
+	int64	   *b_len = a_len + npairs;
+	int64	   *a_start = b_len + npairs;
+	int64	   *b_start = a_start + npairs;
+	SetopsBatch batch;
+
+	start = setops_segd_round_pairs(len, m, a_start, a_len, b_start, b_len);
+	memset(&batch, 0, sizeof(batch));
+	batch.op = op;
+	batch.type = type;
+	batch.a = cur;
+	batch.b = cur;
+	batch.as.nsegs = batch.bs.nsegs = npairs;
+	batch.as.lengths = a_len;
+	batch.as.starts = a_start;
+	batch.bs.lengths = b_len;
+	batch.bs.starts = b_start;
+	for (k = 0; k < npairs; k++)
+	{
+		batch.as.total += a_len[k];
+		batch.bs.total += b_len[k];
+	}
+	n = cpu_batch(&batch, out, out_len, NULL);
+	if (m % 2 == 1)
+	{
+		memcpy(out + n * ks, cur + start * ks, len[m - 1] * ks);
+		out_len[npairs] = len[m - 1];
+	}
+	pfree(a_len);
+	return npairs + m % 2;
+}
+
+void *
+setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys, const int64 *lengths,
+					 int64 nruns, int64 total, int64 *n)
+{
+	size_t		ks = setops_key_size(type);
+	size_t		bytes = (total + SETOPS_CPU_OUTPUT_SLACK) * ks;
+	char	   *buf[2];
+	const char *cur = keys;
+	int64	   *len = palloc(sizeof(int64) * nruns);
+	int64	   *next_len = palloc(sizeof(int64) * nruns);
+	int64		m = nruns;
+	int			r = 0;
+
+	buf[0] = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	buf[1] = nruns > 2 ? palloc_extended(bytes, MCXT_ALLOC_HUGE) : NULL;
+	setops_advise_huge_pages(buf[0], bytes);
+	if (buf[1])
+		setops_advise_huge_pages(buf[1], bytes);
+	memcpy(len, lengths, sizeof(int64) * nruns);
+	if (nruns == 1)
+		memcpy(buf[0], keys, total * ks);
+	while (m > 1)
+	{
+		int64	   *t;
+
+		m = cpu_reduce_round(op, type, cur, len, m, buf[r], next_len);
+		cur = buf[r];
+		t = len;
+		len = next_len;
+		next_len = t;
+		r ^= 1;
+		CHECK_FOR_INTERRUPTS();
+	}
+	*n = len[0];
+	/* the buffer not holding the answer goes */
+	if (buf[1])
+		pfree(cur == buf[0] ? buf[1] : buf[0]);
+	pfree(len);
+	pfree(next_len);
+	return nruns == 1 ? buf[0] : (void *) cur;
+}
+
+void *
+setops_run_reduce_into(const char *fname, SetopsOp op, SetopsKeyType type,
+					   const void *keys, const int64 *lengths, int64 nruns,
+					   SetopsReduceAlloc alloc, void *arg, int64 *n)
+{
+	int64		total = 0,
+				i;
+	void	   *result;
+	void	   *cpu;
+	double		t0;
+
+	Assert(op == SETOPS_OP_INTERSECT || op == SETOPS_OP_UNION || op == SETOPS_OP_MERGE);
+	Assert(nruns > 0);
+	for (i = 0; i < nruns; i++)
+		total += lengths[i];
+	if (nruns > 1 && setops_gpu_usable(fname, total) &&
+		gpu_reduce(fname, op, type, keys, lengths, nruns, total, alloc, arg, &result, n))
+		return result;
+	t0 = setops_now_ms();
+	cpu = setops_reduce_on_cpu(op, type, keys, lengths, nruns, total, n);
+	setops_last.cpu_ms += setops_now_ms() - t0;
+	t0 = setops_now_ms();
+	result = alloc(*n, arg);
+	memcpy(result, cpu, *n * setops_key_size(type));
+	pfree(cpu);
+	setops_last.result_ms += setops_now_ms() - t0;
+	return result;
+}
+
+/* setops_run_reduce's buffer: the answer with the engine's slack. */
+typedef struct PlainAlloc
+{
+	SetopsKeyType type;
+	void	   *p;				/* to free if the GPU fails after allocating */
+} PlainAlloc;
+
+static void *
+reduce_alloc_plain(int64 n, void *arg)
+{
+	PlainAlloc *a = (PlainAlloc *) arg;
+	Size		bytes = (n + SETOPS_CPU_OUTPUT_SLACK) * setops_key_size(a->type);
+
+	a->p = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	setops_advise_huge_pages(a->p, bytes);
+	return a->p;
+}
+
+void *
+setops_run_reduce(const char *fname, SetopsOp op, SetopsKeyType type,
+				  const void *keys, const int64 *lengths, int64 nruns, int64 *n)
+{
+	int64		total = 0,
+				i;
+	void	   *result;
+
+	for (i = 0; i < nruns; i++)
+		total += lengths[i];
+	/* the CPU's rounds hand over their buffer as it is: no copy */
+	if (nruns > 1 && setops_gpu_usable(fname, total))
+	{
+		PlainAlloc	a = {type, NULL};
+
+		if (gpu_reduce(fname, op, type, keys, lengths, nruns, total, reduce_alloc_plain, &a,
+					   &result, n))
+			return result;
+		if (a.p)
+			pfree(a.p);
+	}
+	return setops_reduce_on_cpu(op, type, keys, lengths, nruns, total, n);
+}

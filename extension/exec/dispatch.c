@@ -1,0 +1,667 @@
+/*
+ * dispatch.c
+ *	  Where an operation runs: the CPU engine or the GPU.
+ *
+ * setops.device = cpu     always the CPU engine;
+ *                 gpu     always the GPU; ERROR when none is usable or the
+ *                         GPU fails (with the CUDA error text);
+ *                 auto    the GPU from setops.gpu_min_elements elements on
+ *                         (inputs summed), when one is usable; any GPU
+ *                         failure falls back to the CPU engine, logged once
+ *                         per backend at LOG and afterwards at DEBUG1.
+ * Both sides give identical results; users never see two behaviours.
+ * The GPU is reached through the cluster's GPU service (service.h): this
+ * backend never creates a CUDA context.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "setops.h"
+#include "engine/cpu/engine.h"
+#include "engine/cpu/packed_codec.h"
+#include "service/service.h"
+
+static bool gpu_failure_logged = false;
+
+/* Is the GPU to run this?  ERRORs in gpu mode when none is usable. */
+bool
+setops_gpu_usable(const char *fname, int64 nelems)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	switch ((SetopsDevice) setops_device)
+	{
+		case SETOPS_DEVICE_CPU:
+			return false;
+		case SETOPS_DEVICE_AUTO:
+			/* small inputs never initialise CUDA */
+			if (nelems < setops_gpu_min_elements)
+				return false;
+			return setops_service_device_count(errbuf, sizeof(errbuf)) > 0;
+		case SETOPS_DEVICE_GPU:
+			setops_service_wait_ready();
+			if (setops_service_device_count(errbuf, sizeof(errbuf)) > 0)
+				return true;
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("%s: setops.device is \"gpu\" but no GPU is usable", fname),
+					 errdetail("%s", errbuf),
+					 errhint("Set setops.device to \"auto\" or \"cpu\" to use the CPU engine.")));
+	}
+	return false;
+}
+
+/*
+ * A GPU call did not succeed.  Returns to let the CPU answer (auto), or
+ * raises an ERROR (gpu mode, or a cancel).
+ */
+void
+setops_gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
+{
+	if (status == SETOPS_GPU_CANCELLED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* the interrupt was consumed elsewhere: treat as a failure */
+	}
+	if (setops_device == SETOPS_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(status == SETOPS_GPU_OUT_OF_MEMORY ?
+						 ERRCODE_OUT_OF_MEMORY : ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("%s: the GPU failed: %s", fname, errbuf),
+				 errhint("Set setops.device to \"auto\" to fall back to the CPU engine.")));
+	ereport(gpu_failure_logged ? DEBUG1 : LOG,
+			(errmsg("setops: %s fell back to the CPU engine: %s", fname, errbuf)));
+	gpu_failure_logged = true;
+}
+
+/*
+ * What the service answered, into this backend's terms: timings, an order
+ * break (ERROR), the output count.
+ */
+static void
+gpu_answered(const char *fname, SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsKeys *b,
+			 size_t *packed_size, int64 *n)
+{
+	setops_last.on_gpu = true;
+	setops_last.upload_ms = args->ms_upload;
+	setops_last.decode_ms += args->ms_decode;	/* CPU decoding may precede */
+	/* encoding a packed result counts as kernel time */
+	setops_last.kernel_ms = args->ms_kernel + args->ms_encode;
+	setops_last.download_ms = args->ms_download;
+	/* copying the result out of the service's arena builds the result */
+	setops_last.result_ms = args->ms_copy_out;
+	/* overlaps over an order break: the CPU answers (a key in both, or the
+	 * error), so that every device gives the same */
+	if (args->unsorted_arg != 0 && args->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+	{
+		*n = -1;
+		return;
+	}
+	if (args->unsorted_arg != 0)
+	{
+		SetopsKeys *bad = args->unsorted_arg == 1 ? a : b;
+
+		/* packed values decode ascending unless their bytes were altered */
+		if (bad->packed)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
+							fname, bad->argno)));
+
+		bad->sorted_known = true;
+		bad->first_unsorted = args->unsorted_pos;
+		setops_require_sorted2(fname, a, b);
+	}
+	a->sorted_known = b->sorted_known = true;
+	a->first_unsorted = b->first_unsorted = -1;
+	*n = args->out_count;
+	if (packed_size)
+		*packed_size = args->out_packed_size;
+}
+
+/* A stored argument left unread is read (a packed one stays packed). */
+static void
+read_if_stored(SetopsKeys *k, const char *fname)
+{
+	if (k->stored)
+		setops_read_stored(k, fname);
+}
+
+/* An argument as the service takes it: keys, or a packed value whole. */
+static void
+args_input(SetopsKeys *k, const void **keys, const void **packed, size_t *packed_size)
+{
+	*keys = k->data;
+	*packed = k->packed && !k->data ? k->packed : NULL;
+	*packed_size = *packed ? k->packed_size : 0;
+}
+
+/* The request for a and b (those sent, send_a / send_b, by their keys). */
+static void
+args_fill(SetopsGpuSetopArgs *args, SetopsOp op, int count_mode, SetopsKeys *a, bool send_a,
+		  SetopsKeys *b, bool send_b, void *out_keys, void *out_packed, size_t packed_cap)
+{
+	memset(args, 0, sizeof(*args));
+	args->op = op;
+	args->count_mode = count_mode;
+	args->key_type = a->type;
+	args->na = a->n;
+	args->nb = b->n;
+	if (send_a)
+		args_input(a, &args->a, &args->a_packed, &args->a_packed_size);
+	if (send_b)
+		args_input(b, &args->b, &args->b_packed, &args->b_packed_size);
+	args->inputs_distinct = a->distinct_known && b->distinct_known;
+	/* an argument sent by its cache key was checked when put */
+	args->inputs_sorted = (!send_a || (a->sorted_known && a->first_unsorted < 0)) &&
+		(!send_b || (b->sorted_known && b->first_unsorted < 0));
+	args->out_keys = out_keys;
+	args->out_packed = out_packed;
+	args->out_packed_cap = packed_cap;
+}
+
+/*
+ * Stored arguments left unread go by their identity, answered from the
+ * service's device cache.  What the cache misses is read and put into it,
+ * then asked again; an array the cache cannot take goes with the request.
+ * Returns 1 when answered, 0 when the caller must read everything and go
+ * the ordinary way (a request too large for one slot), -1 when the CPU
+ * must answer (auto, the GPU failed).
+ */
+static int
+gpu_setop_cached(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, SetopsKeys *b,
+				 void *out_keys, void *out_packed, size_t packed_cap, size_t *packed_size,
+				 int64 *n)
+{
+	bool		use_key_a = a->cache_key != NULL,
+				use_key_b = b->cache_key != NULL;
+	int			round;
+
+	for (round = 0; round < 3; round++)
+	{
+		SetopsGpuSetopArgs args;
+		char		errbuf[SETOPS_GPU_ERRLEN];
+		SetopsGpuStatus status;
+		int			missing;
+		int			i;
+
+		/* an argument not sent by key is read and sent */
+		if (!use_key_a)
+			read_if_stored(a, fname);
+		if (!use_key_b)
+			read_if_stored(b, fname);
+		args_fill(&args, op, count_mode, a, !use_key_a, b, !use_key_b, out_keys, out_packed,
+				  packed_cap);
+		status = setops_service_setop_cached(&args, use_key_a ? a->cache_key : NULL,
+											 use_key_b ? b->cache_key : NULL, round > 0,
+											 &missing, errbuf, sizeof(errbuf));
+		if (status == SETOPS_GPU_TOO_LARGE)
+			return 0;
+		if (status != SETOPS_GPU_OK)
+		{
+			setops_gpu_failed(fname, status, errbuf);
+			return -1;
+		}
+		if (missing == 0)
+		{
+			/* arrays answered from the cache were checked when put */
+			if (use_key_a)
+			{
+				a->sorted_known = true;
+				a->first_unsorted = -1;
+			}
+			if (use_key_b)
+			{
+				b->sorted_known = true;
+				b->first_unsorted = -1;
+			}
+			gpu_answered(fname, &args, a, b, packed_size, n);
+			return *n < 0 ? -1 : 1;
+		}
+
+		/* read what is missing, and put it in the cache */
+		for (i = 0; i < 2; i++)
+		{
+			SetopsKeys *k = i == 0 ? a : b;
+			bool	   *use_key = i == 0 ? &use_key_a : &use_key_b;
+			int64		pos;
+
+			if (!(missing & (i == 0 ? CACHE_MISSING_A : CACHE_MISSING_B)))
+				continue;
+			setops_keys_materialize(k, fname);
+			status = setops_service_cache_put(k->cache_key, k->data, k->n, &pos,
+											  errbuf, sizeof(errbuf));
+			if (status == SETOPS_GPU_UNAVAILABLE || status == SETOPS_GPU_TOO_LARGE)
+				*use_key = false;	/* the cache cannot take it: sent with the request */
+			else if (status != SETOPS_GPU_OK)
+			{
+				setops_gpu_failed(fname, status, errbuf);
+				return -1;
+			}
+			else if (pos >= 0 && count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+				return -1;		/* the CPU answers: see gpu_answered */
+			else if (pos >= 0)
+			{
+				/* shape and nulls of both come first, as on the CPU */
+				setops_keys_materialize(i == 0 ? b : a, fname);
+				k->sorted_known = true;
+				k->first_unsorted = pos;
+				setops_require_sorted2(fname, a, b);
+			}
+		}
+	}
+	/* evicted as fast as put (a cache far too small): send everything */
+	return 0;
+}
+
+/*
+ * On the GPU; false when the CPU must answer instead.  vals NULL for keys
+ * only.  The device checks the order of the inputs while loading them.
+ * With out_packed (keys only), the device packs the result into it
+ * (packed_cap bytes) instead of filling out_keys, setting *packed_size.
+ */
+static bool
+gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const SetopsValues *av,
+		  SetopsKeys *b, const SetopsValues *bv, void *out_keys, char *out_vals,
+		  void *out_packed, size_t packed_cap, size_t *packed_size, int64 *n)
+{
+	SetopsGpuSetopArgs args;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+
+	/* an order break found while copying is reported before any work */
+	if ((a->sorted_known && a->first_unsorted >= 0) ||
+		(b->sorted_known && b->first_unsorted >= 0))
+		setops_require_sorted2(fname, a, b);
+
+	if (!av && (a->stored || b->stored))
+	{
+		int			done = gpu_setop_cached(fname, op, count_mode, a, b, out_keys, out_packed,
+											packed_cap, packed_size, n);
+
+		if (done != 0)
+			return done > 0;
+		read_if_stored(a, fname);
+		read_if_stored(b, fname);
+	}
+
+	/*
+	 * Packed arguments cross as they are and are decoded on the device; a
+	 * pair too large for one slot of the service is decoded here instead,
+	 * and goes in chunks.
+	 */
+	if ((a->packed && !a->data) || (b->packed && !b->data))
+	{
+		Size		need = (a->data ? a->n * setops_key_size(a->type) : a->packed_size) +
+			(b->data ? b->n * setops_key_size(b->type) : b->packed_size) +
+			(setop_output_bound(op, a->n, b->n) + 64) * setops_key_size(a->type) + 4096;
+
+		if (!setops_service_fits(need))
+		{
+			setops_keys_materialize(a, fname);
+			setops_keys_materialize(b, fname);
+		}
+	}
+	args_fill(&args, op, count_mode, a, true, b, true, out_keys, out_packed, packed_cap);
+	if (av)
+	{
+		args.a_vals = av->data;
+		args.b_vals = bv->data;
+		args.val_stride = av->stride;
+		args.out_vals = out_vals;
+	}
+	status = setops_service_setop(&args, errbuf, sizeof(errbuf));
+	if (status != SETOPS_GPU_OK)
+	{
+		setops_gpu_failed(fname, status, errbuf);
+		return false;
+	}
+	gpu_answered(fname, &args, a, b, packed_size, n);
+	return *n >= 0;
+}
+
+/* The CPU engine's answer. */
+static int64
+cpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b, void *out_keys)
+{
+	int64		n;
+	double		t0;
+
+	setops_keys_materialize(a, fname);
+	setops_keys_materialize(b, fname);
+	t0 = setops_now_ms();
+	setops_require_sorted2(fname, a, b);
+	n = setops_cpu_setop(op, a->type, a->data, a->n, b->data, b->n, out_keys, NULL);
+	setops_last.cpu_ms = setops_now_ms() - t0;
+	return n;
+}
+
+int64
+setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+				 void *out_keys)
+{
+	int64		n;
+
+	Assert(a->type == b->type);
+	if (setops_gpu_usable(fname, a->n + b->n) &&
+		gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, NULL, b, NULL, out_keys, NULL, NULL, 0,
+				  NULL, &n))
+		return n;
+	return cpu_setop(fname, op, a, b, out_keys);
+}
+
+/* Elements from which a CPU count is split over setops.cpu_threads threads */
+#define CPU_COUNT_PARALLEL_MIN ((int64) 4 << 20)
+
+typedef struct CountParts
+{
+	SetopsKeyType type;
+	const void *a;
+	const void *b;
+	int64		a_cut[SETOPS_COPY_THREADS_MAX + 1];
+	int64		b_cut[SETOPS_COPY_THREADS_MAX + 1];
+	int64		k[SETOPS_COPY_THREADS_MAX];
+} CountParts;
+
+/* One part, on a helper thread: engine code only (copy_threads.h) */
+static void
+count_part(void *arg, int part)
+{
+	CountParts *c = (CountParts *) arg;
+
+	c->k[part] = setops_cpu_count_part(c->type, c->a, c->b, c->a_cut, c->b_cut, part);
+}
+
+/*
+ * The intersection count, over setops.cpu_threads threads when the inputs
+ * are large and take the SIMD windows: one pass over memory at a core's
+ * bandwidth is the single-threaded count's floor.  -1 at an order break.
+ * No interrupt check while the parts run (each is a thread's share).
+ */
+static int64
+cpu_intersect_count(SetopsKeys *a, SetopsKeys *b)
+{
+	int			parts = Min(setops_cpu_threads, SETOPS_COPY_THREADS_MAX);
+	CountParts	c;
+	void	   *scratch;
+	int64		r;
+	int			p,
+				split = 0;
+
+	if (parts > 1 && a->n + b->n >= CPU_COUNT_PARALLEL_MIN)
+	{
+		c.type = a->type;
+		c.a = a->data;
+		c.b = b->data;
+		split = setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, parts,
+									   c.a_cut, c.b_cut);
+	}
+	if (split < 0)
+		return -1;
+	if (split > 0)
+	{
+		setops_run_parts(count_part, &c, parts);
+		r = 0;
+		for (p = 0; p < parts; p++)
+		{
+			if (c.k[p] < 0)
+				return -1;
+			r += c.k[p];
+		}
+		return r;
+	}
+	scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * setops_key_size(a->type));
+	r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n, scratch);
+	pfree(scratch);
+	return r;
+}
+
+/*
+ * Counts and predicates on the CPU engine.  Contains needs both inputs in
+ * order first, the count checks as it goes; overlaps answers "yes" as soon
+ * as a key is found in both (true in any order: the key is in both), and
+ * checks the order only before it answers "no".
+ */
+static int64
+cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
+{
+	int64		r;
+	double		t0;
+
+	setops_keys_materialize(a, fname);
+	setops_keys_materialize(b, fname);
+	t0 = setops_now_ms();
+	switch (kind)
+	{
+		case SETOPS_COUNT_OVERLAPS:
+			/* even where reading saw an order break: the same answer whatever
+			 * form the arguments came in */
+			r = setops_cpu_overlaps(a->type, a->data, a->n, b->data, b->n);
+			if (!r)
+				setops_require_sorted2(fname, a, b);
+			break;
+		case SETOPS_COUNT_CONTAINS:
+			setops_require_sorted2(fname, a, b);
+			r = setops_cpu_contains(a->type, a->data, a->n, b->data, b->n);
+			break;
+		default:
+			/* the count checks the order as it reads (-1 at a break): the
+			 * message's position comes from the plain check */
+			r = cpu_intersect_count(a, b);
+			CHECK_FOR_INTERRUPTS();
+			if (r < 0)
+			{
+				setops_require_sorted2(fname, a, b);
+				elog(ERROR, "%s: the CPU engine saw an order break that the order check did not find",
+					 fname);
+			}
+			break;
+	}
+	setops_last.cpu_ms = setops_now_ms() - t0;
+	return r;
+}
+
+/* Leapfrog steps overlaps tries on the CPU before the GPU (well under a
+ * microsecond) */
+#define OVERLAPS_PROBE_STEPS 64
+
+int64
+setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
+{
+	Assert(a->type == b->type);
+	/* a multiset larger than a's cannot lie within it: no need to read */
+	if (kind == SETOPS_COUNT_CONTAINS && b->n > a->n)
+	{
+		setops_keys_materialize(a, fname);
+		setops_keys_materialize(b, fname);
+		setops_require_sorted2(fname, a, b);
+		return 0;
+	}
+	/*
+	 * auto: a key in both found within a few leapfrog steps answers before
+	 * the GPU is asked, which would first copy both arguments whole (keys
+	 * at hand only: stored ones are left for the device cache)
+	 */
+	if (kind == SETOPS_COUNT_OVERLAPS && setops_device == SETOPS_DEVICE_AUTO &&
+		a->data && b->data && !a->stored && !b->stored &&
+		setops_cpu_overlaps_within(a->type, a->data, a->n, b->data, b->n,
+								   OVERLAPS_PROBE_STEPS) == 1)
+		return 1;
+	if (setops_gpu_usable(fname, a->n + b->n))
+	{
+		int64		n;
+
+		if (gpu_setop(fname, SETOPS_OP_INTERSECT,
+					  kind == SETOPS_COUNT_OVERLAPS ? SETOPS_GPU_COUNT_OVERLAPS :
+					  kind == SETOPS_COUNT_CONTAINS ? SETOPS_GPU_COUNT_CONTAINS :
+					  SETOPS_GPU_COUNT_INTERSECT, a, NULL, b, NULL, NULL, NULL, NULL, 0,
+					  NULL, &n))
+			/* contains: the parts where b has a key a lacks, none or some */
+			return kind == SETOPS_COUNT_CONTAINS ? (n == 0) : n;
+	}
+	return cpu_count(fname, kind, a, b);
+}
+
+/* A packed argument not decoded here (perhaps not even read yet). */
+static bool
+packed_unread(const SetopsKeys *k)
+{
+	return (k->packed && !k->data) || (k->stored && k->cache_key->packed);
+}
+
+/*
+ * setops_run_setop for a result returned packed.  When the GPU runs an
+ * operation on two packed arguments (one piece on the device: no chunks),
+ * it packs the result too and only the packed bytes come back: *packed
+ * gets them (palloc'd, *packed_size bytes, the varlena length still to be
+ * set).  Otherwise *packed is NULL and out_keys holds the keys, as from
+ * setops_run_setop.
+ */
+int64
+setops_run_setop_packed(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
+						void *out_keys, void **packed, size_t *packed_size)
+{
+	int64		n;
+
+	Assert(a->type == b->type);
+	*packed = NULL;
+	*packed_size = 0;
+	if (!(packed_unread(a) && packed_unread(b)))
+		return setops_run_setop(fname, op, a, b, out_keys);
+	if (setops_gpu_usable(fname, a->n + b->n))
+	{
+		/* at the bound, but only the pages the result takes are touched */
+		size_t		cap = setops_packed_bound((int) setops_key_size(a->type),
+											  setop_output_bound(op, a->n, b->n));
+		void	   *v = palloc_extended(cap, MCXT_ALLOC_HUGE);
+
+		if (gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, NULL, b, NULL, out_keys, NULL, v, cap,
+					  packed_size, &n))
+		{
+			/* the service may answer with keys (a result too large for a slot) */
+			if (*packed_size > 0)
+				*packed = v;
+			else
+				pfree(v);
+			return n;
+		}
+		pfree(v);
+	}
+	return cpu_setop(fname, op, a, b, out_keys);
+}
+
+int64
+setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
+				bool distinct)
+{
+	bool		on_gpu = setops_gpu_usable(fname, n);
+
+	if (n < 2)
+		return n;
+	if (on_gpu)
+	{
+		char		errbuf[SETOPS_GPU_ERRLEN];
+		int64		m = n;
+		SetopsGpuStatus status = setops_service_sort(type, keys, &m, distinct,
+													 errbuf, sizeof(errbuf));
+
+		if (status == SETOPS_GPU_OK)
+			return m;
+		setops_gpu_failed(fname, status, errbuf);
+	}
+
+	return setops_sort_on_cpu(type, keys, n, distinct);
+}
+
+/* The CPU engine's sort (distinct: and unique) in place; the kept count. */
+int64
+setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool distinct)
+{
+	void	   *tmp;
+
+	if (n < 2)
+		return n;
+	tmp = palloc_extended(n * setops_key_size(type), MCXT_ALLOC_HUGE);
+	if (type == SETOPS_KEY_INT64)
+	{
+		setops_cpu_sort_i64(keys, n, tmp);
+		if (distinct)
+			n = setops_cpu_unique_i64(keys, n);
+	}
+	else
+	{
+		setops_cpu_sort_i32(keys, n, tmp);
+		if (distinct)
+			n = setops_cpu_unique_i32(keys, n);
+	}
+	pfree(tmp);
+	return n;
+}
+
+/*
+ * Pairs: keys and their values.  The GPU gathers values on the device.
+ * The CPU engine reports each output's source position and the values are
+ * gathered by position, one chunk of the inputs at a time (chunks end on
+ * key-rank-consistent splits), so the position buffer stays small however
+ * large the inputs.
+ */
+#define PAIRS_CHUNK ((int64) 1 << 20)
+
+int64
+setops_run_setop_pairs(const char *fname, SetopsOp op,
+					   SetopsKeys *a, const SetopsValues *av,
+					   SetopsKeys *b, const SetopsValues *bv,
+					   void *out_keys, char *out_vals)
+{
+	size_t		ks = setops_key_size(a->type);
+	int64	   *pos;
+	int64		ai = 0,
+				bi = 0,
+				d = 0,
+				k = 0;
+
+	if (setops_gpu_usable(fname, a->n + b->n) &&
+		gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, av, b, bv, out_keys, out_vals, NULL, 0,
+				  NULL, &k))
+		return k;
+
+	/* a chunk holds at most PAIRS_CHUNK + 1 inputs (starred diagonals) */
+	pos = palloc((Min(a->n + b->n, PAIRS_CHUNK + 1) + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64));
+
+	setops_require_sorted2(fname, a, b);
+	while (ai < a->n || bi < b->n)
+	{
+		int64		a_end,
+					b_end,
+					m;
+		SetopsValues avc = *av,
+					bvc = *bv;
+
+		d += PAIRS_CHUNK;
+		if (d >= a->n + b->n)
+		{
+			a_end = a->n;
+			b_end = b->n;
+		}
+		else
+			setops_cpu_split(op, a->type, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
+
+		m = setops_cpu_setop(op, a->type, (const char *) a->data + ai * ks, a_end - ai,
+							 (const char *) b->data + bi * ks, b_end - bi,
+							 (char *) out_keys + k * ks, pos);
+
+		/* this chunk's values: positions are relative to the chunk */
+		avc.data = av->data + ai * av->stride;
+		avc.n = a_end - ai;
+		bvc.data = bv->data + bi * bv->stride;
+		setops_gather_values(out_vals + k * av->stride, pos, m, &avc, &bvc);
+
+		k += m;
+		ai = a_end;
+		bi = b_end;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(pos);
+	return k;
+}

@@ -1,0 +1,533 @@
+/*
+ * batch_funcs.c
+ *	  array_intersect_batch and friends: the four operations per row, as
+ *	  window functions, many rows to one batch.
+ *
+ * At the first row of a partition, and whenever the current row passes the
+ * rows already computed, the function reads rows ahead of the current one
+ * (a chunk, bounded by rows, input elements and output bound), checks each
+ * row's arguments as the plain function does, concatenates them into one
+ * batch and runs it with setops_run_batch.  The chunk's results stay in
+ * partition memory and each row gets its own, built as the plain function
+ * builds it.  Row i's result is array_X_gpu(a_i, b_i) exactly: NULL when an
+ * argument is NULL (the plain functions are STRICT), the same ERRORs.
+ *
+ * The frame is ignored: a row's result depends only on its own arguments.
+ *
+ * When every row of a chunk has the same B (a constant, a parameter, or
+ * equal bytes) the batch keeps one copy of it (b_shared): the typical use
+ * probes every row against one large constant.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+#include "windowapi.h"
+
+#include "setops.h"
+#include "engine/cpu/engine.h"
+
+PG_FUNCTION_INFO_V1(setops_intersect_batch);
+PG_FUNCTION_INFO_V1(setops_union_batch);
+PG_FUNCTION_INFO_V1(setops_difference_batch);
+PG_FUNCTION_INFO_V1(setops_symdiff_batch);
+PG_FUNCTION_INFO_V1(setops_intersect_batch_pairs);
+PG_FUNCTION_INFO_V1(setops_union_batch_pairs);
+PG_FUNCTION_INFO_V1(setops_difference_batch_pairs);
+PG_FUNCTION_INFO_V1(setops_symdiff_batch_pairs);
+
+/*
+ * A chunk ends before the row that finds one of these reached: rows, input
+ * keys copied (A's, and B's unless shared) and the outputs' bound.  A chunk
+ * always takes at least one row, however large.
+ */
+#define BATCH_MAX_ROWS		65536
+#define BATCH_MAX_ELEMENTS	((int64) 16 * 1024 * 1024)
+#define BATCH_MAX_OUTPUTS	((int64) 32 * 1024 * 1024)
+
+/* A buffer that grows by doubling (huge allocations allowed) in cxt. */
+typedef struct GrowBuf
+{
+	char	   *data;
+	Size		used;
+	Size		cap;
+	MemoryContext cxt;
+} GrowBuf;
+
+static void *
+grow_reserve(GrowBuf *buf, Size bytes)
+{
+	if (buf->used + bytes > buf->cap)
+	{
+		Size		cap = Max(buf->cap * 2, Max(buf->used + bytes, (Size) 1024));
+
+		buf->data = buf->data ? repalloc_huge(buf->data, cap) :
+			MemoryContextAllocExtended(buf->cxt, cap, MCXT_ALLOC_HUGE);
+		buf->cap = cap;
+	}
+	buf->used += bytes;
+	return buf->data + buf->used - bytes;
+}
+
+static void
+grow_append(GrowBuf *buf, const void *src, Size bytes)
+{
+	if (bytes > 0)
+		memcpy(grow_reserve(buf, bytes), src, bytes);
+}
+
+/* Append a copy of the buffer's first bytes (reserved first: it may move). */
+static void
+grow_repeat_head(GrowBuf *buf, Size bytes)
+{
+	char	   *dst;
+
+	if (bytes == 0)
+		return;
+	dst = grow_reserve(buf, bytes);
+	memcpy(dst, buf->data, bytes);
+}
+
+static void
+grow_append_i64(GrowBuf *buf, int64 v)
+{
+	*(int64 *) grow_reserve(buf, sizeof(int64)) = v;
+}
+
+/* Partition-local state: the chunk of rows computed last. */
+typedef struct BatchPart
+{
+	MemoryContext cxt;			/* the chunk's results: reset for each chunk */
+	MemoryContext rowcxt;		/* one row's arguments while reading */
+	int64		first;			/* partition position of the chunk's first row */
+	int64		nrows;			/* rows in the chunk (0: none read yet) */
+	SetopsKeyType type;
+	int64	   *pair_of;		/* per row: its pair in the batch, -1: NULL */
+	int64		npairs;
+	int64	   *a_start;		/* per pair: the batch's descriptors */
+	int64	   *a_len;
+	int64	   *b_start;
+	int64	   *b_len;
+	int64	   *out_start;		/* per pair: its outputs */
+	int64	   *out_len;
+	char	   *out;
+	int64	   *out_pos;		/* pairs: each output's source */
+	/* pairs: the values, laid out as their keys */
+	SetopsValues vals;			/* element type and stride of both sides */
+	char	   *a_vals;
+	char	   *b_vals;
+} BatchPart;
+
+/* What one call is: the operation and its argument numbers (0-based). */
+typedef struct BatchCall
+{
+	SetopsOp	op;
+	const char *fname;
+	bool		pairs;
+	int			a_arg,
+				av_arg,			/* pairs only */
+				b_arg,
+				bv_arg;			/* pairs only */
+	bool		b_stable;		/* B (and its values) the same in every row */
+} BatchCall;
+
+/* One row's B side, as read. */
+typedef struct BSide
+{
+	SetopsKeys	keys;
+	SetopsValues vals;
+} BSide;
+
+/* The same keys (and values) as the shared copy? */
+static bool
+same_b(const BSide *b, const char *shared_keys, const char *shared_vals, int64 nb,
+	   size_t ks, bool pairs)
+{
+	if (b->keys.n != nb)
+		return false;
+	if (memcmp(b->keys.data, shared_keys, nb * ks) != 0)
+		return false;
+	return !pairs || memcmp(b->vals.data, shared_vals, nb * (Size) b->vals.stride) == 0;
+}
+
+/*
+ * Argument argno of row r (relative to the current row), copied into the
+ * current memory context: the datum WinGetFuncArgInPartition returns lies
+ * in a tuple that its next call frees.
+ */
+static Datum
+fetch_arg(WindowObject winobj, int argno, int64 r, bool *isnull, bool *isout)
+{
+	Datum		d = WinGetFuncArgInPartition(winobj, argno, (int) r, WINDOW_SEEK_CURRENT,
+											 false, isnull, isout);
+
+	if (*isnull || (isout && *isout))
+		return (Datum) 0;
+	return datumCopy(d, false, -1);
+}
+
+/* The row's value arguments must be of the one type the chunk has. */
+static void
+note_vals_type(BatchPart *st, const SetopsValues *v, bool *known)
+{
+	if (!*known)
+	{
+		st->vals = *v;
+		st->vals.data = NULL;
+		st->vals.n = 0;
+		*known = true;
+	}
+	else if (v->elemtype != st->vals.elemtype)
+		elog(ERROR, "setops: value arrays of one call changed type");
+}
+
+/*
+ * Read the chunk of rows starting at the current one, run it as one batch
+ * and keep the results in st.
+ */
+static void
+load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
+		   const BatchCall *call)
+{
+	int64		cur = WinGetCurrentPosition(winobj);
+	MemoryContext old;
+	GrowBuf		rows,
+				a_keys,
+				b_keys,
+				a_vals,
+				b_vals,
+				a_start,
+				a_len,
+				b_start,
+				b_len;
+	int64		r,
+				npairs = 0,
+				a_total = 0,
+				b_total = 0,
+				bound = 0,
+				nb_shared = 0;
+	bool		b_shared = true,
+				type_known = false,
+				vals_known = false;
+	size_t		ks = 0;
+	/* a stable B is read once, at the chunk's first row with no NULL */
+	BSide		stable_b;
+	bool		stable_read = false;
+	Datum		stable_arg[4];
+	bool		stable_null[4],
+				stable_fetched[4] = {false, false, false, false};
+	SetopsBatch batch;
+
+	MemoryContextReset(st->cxt);
+	/* every buffer of the chunk lives in its context */
+	memset(&rows, 0, sizeof(GrowBuf));
+	rows.cxt = st->cxt;
+	a_keys = b_keys = a_vals = b_vals = a_start = a_len = b_start = b_len = rows;
+	st->first = cur;
+	st->nrows = 0;
+	old = MemoryContextSwitchTo(st->cxt);
+
+	for (r = 0; r < BATCH_MAX_ROWS; r++)
+	{
+		Datum		arg[4];
+		bool		isnull[4] = {false, false, false, false},
+					isout = false;
+		bool		anynull;
+		SetopsKeys	a;
+		SetopsValues av;
+		BSide		rowb,
+				   *b;
+		int			i,
+					nargs = call->pairs ? 4 : 2;
+
+		if (a_total + (b_shared ? nb_shared : b_total) >= BATCH_MAX_ELEMENTS ||
+			bound >= BATCH_MAX_OUTPUTS)
+			break;
+		if ((r & 255) == 255)
+			CHECK_FOR_INTERRUPTS();
+
+		/* the row's arguments, each copied (the next fetch frees the tuple) */
+		MemoryContextReset(st->rowcxt);
+		MemoryContextSwitchTo(st->rowcxt);
+		arg[call->a_arg] = fetch_arg(winobj, call->a_arg, r, &isnull[call->a_arg], &isout);
+		if (isout)
+			break;				/* the partition ends */
+		anynull = isnull[call->a_arg];
+		for (i = 0; i < nargs && !anynull; i++)
+		{
+			bool		b_side = i == call->b_arg || i == call->bv_arg;
+
+			if (i == call->a_arg)
+				continue;
+			if (b_side && call->b_stable)
+			{
+				/* a stable B: any row's is every row's, fetched once */
+				if (!stable_fetched[i])
+				{
+					stable_arg[i] = fetch_arg(winobj, i, r, &stable_null[i], NULL);
+					stable_fetched[i] = true;
+				}
+				arg[i] = stable_arg[i];
+				isnull[i] = stable_null[i];
+			}
+			else
+				arg[i] = fetch_arg(winobj, i, r, &isnull[i], NULL);
+			anynull |= isnull[i];
+		}
+		st->nrows = r + 1;
+		if (anynull)
+		{
+			/* STRICT as the plain function: NULL, nothing else read */
+			grow_append_i64(&rows, -1);
+			continue;
+		}
+
+		/* read and check as the plain function does, in its order */
+		setops_read_keys(arg[call->a_arg], call->a_arg + 1, call->fname, &a);
+		if (call->pairs)
+			setops_read_values(fcinfo, arg[call->av_arg], call->av_arg + 1, call->fname,
+							   a.n, call->a_arg + 1, &av);
+		if (call->b_stable && stable_read)
+			b = &stable_b;
+		else
+		{
+			b = call->b_stable ? &stable_b : &rowb;
+			/* a stable B lives for the chunk */
+			if (call->b_stable)
+				MemoryContextSwitchTo(st->cxt);
+			setops_read_keys(arg[call->b_arg], call->b_arg + 1, call->fname, &b->keys);
+			if (call->pairs)
+				setops_read_values(fcinfo, arg[call->bv_arg], call->bv_arg + 1, call->fname,
+								   b->keys.n, call->b_arg + 1, &b->vals);
+			MemoryContextSwitchTo(st->rowcxt);
+			stable_read = call->b_stable;
+		}
+		setops_require_sorted(call->fname, &a);
+
+		if (!type_known)
+		{
+			st->type = a.type;
+			ks = setops_key_size(a.type);
+			type_known = true;
+		}
+		if (call->pairs)
+		{
+			note_vals_type(st, &av, &vals_known);
+			note_vals_type(st, &b->vals, &vals_known);
+		}
+
+		MemoryContextSwitchTo(st->cxt);
+		if (npairs == 0)
+		{
+			/* the first B: the shared copy, at 0 */
+			setops_require_sorted(call->fname, &b->keys);
+			nb_shared = b->keys.n;
+			grow_append(&b_keys, b->keys.data, nb_shared * ks);
+			if (call->pairs)
+				grow_append(&b_vals, b->vals.data, nb_shared * (Size) b->vals.stride);
+		}
+		else if (b_shared && (call->b_stable ||
+							  same_b(b, b_keys.data, b_vals.data, nb_shared, ks, call->pairs)))
+		{
+			/* the shared B again: its order was checked with the first */
+		}
+		else
+		{
+			setops_require_sorted(call->fname, &b->keys);
+			if (b_shared)
+			{
+				int64		p;
+
+				/*
+				 * B differs: earlier pairs get copies of the shared one,
+				 * unless those copies would pass the chunk's bound: then
+				 * this row starts the next chunk.
+				 */
+				if (a_total + (npairs + 1) * nb_shared + b->keys.n >= BATCH_MAX_ELEMENTS)
+				{
+					st->nrows = r;
+					break;
+				}
+				b_shared = false;
+				for (p = 1; p < npairs; p++)
+				{
+					((int64 *) b_start.data)[p] = p * nb_shared;
+					grow_repeat_head(&b_keys, nb_shared * ks);
+					if (call->pairs)
+						grow_repeat_head(&b_vals, nb_shared * (Size) st->vals.stride);
+				}
+				b_total = npairs * nb_shared;
+			}
+			grow_append(&b_keys, b->keys.data, b->keys.n * ks);
+			if (call->pairs)
+				grow_append(&b_vals, b->vals.data, b->keys.n * (Size) st->vals.stride);
+		}
+
+		/* the pair */
+		grow_append_i64(&rows, npairs);
+		grow_append_i64(&a_start, a_total);
+		grow_append_i64(&a_len, a.n);
+		grow_append(&a_keys, a.data, a.n * ks);
+		if (call->pairs)
+			grow_append(&a_vals, av.data, a.n * (Size) st->vals.stride);
+		a_total += a.n;
+		if (b_shared)
+		{
+			grow_append_i64(&b_start, 0);
+			grow_append_i64(&b_len, nb_shared);
+		}
+		else
+		{
+			grow_append_i64(&b_start, b_total);
+			grow_append_i64(&b_len, b->keys.n);
+			b_total += b->keys.n;
+		}
+		bound += setop_output_bound(call->op, a.n, b_shared ? nb_shared : b->keys.n);
+		npairs++;
+	}
+	MemoryContextReset(st->rowcxt);
+
+	st->pair_of = (int64 *) rows.data;
+	st->npairs = npairs;
+	st->a_start = (int64 *) a_start.data;
+	st->a_len = (int64 *) a_len.data;
+	st->b_start = (int64 *) b_start.data;
+	st->b_len = (int64 *) b_len.data;
+	st->a_vals = a_vals.data;
+	st->b_vals = b_vals.data;
+	if (!type_known)
+		ks = sizeof(int64);		/* only NULL rows: nothing runs */
+
+	memset(&batch, 0, sizeof(batch));
+	batch.op = call->op;
+	batch.type = st->type;
+	batch.a = a_keys.data;
+	batch.as.nsegs = npairs;
+	batch.as.lengths = st->a_len;
+	batch.as.starts = st->a_start;
+	batch.as.total = a_total;
+	batch.b = b_keys.data;
+	batch.bs.nsegs = npairs;
+	batch.bs.lengths = st->b_len;
+	batch.bs.starts = st->b_start;
+	/* the sum of the lengths, as for any descriptor; a shared B is held once */
+	batch.bs.total = b_shared ? npairs * nb_shared : b_total;
+	batch.b_shared = b_shared && npairs > 0;
+
+	st->out_len = palloc(sizeof(int64) * Max(npairs, 1));
+	st->out_start = palloc(sizeof(int64) * Max(npairs, 1));
+	st->out = palloc_extended((bound + SETOPS_CPU_OUTPUT_SLACK) * ks, MCXT_ALLOC_HUGE);
+	st->out_pos = call->pairs ?
+		palloc_extended((bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64), MCXT_ALLOC_HUGE) :
+		NULL;
+	MemoryContextSwitchTo(old);
+
+	setops_run_batch(call->fname, &batch, st->out, st->out_len, st->out_pos);
+	if (npairs > 0)
+		(void) setops_segd_scan(st->out_len, npairs, st->out_start);
+
+	/* the inputs' keys are no longer needed; the values are, for gathering */
+	if (a_keys.data)
+		pfree(a_keys.data);
+	if (b_keys.data)
+		pfree(b_keys.data);
+}
+
+/* The window function: row i's result out of its chunk. */
+static Datum
+batch_call(FunctionCallInfo fcinfo, SetopsOp op, const char *fname, bool pairs)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	BatchPart  *st;
+	BatchCall	call;
+	int64		cur,
+				p;
+	size_t		ks;
+	SetopsResult keys;
+	Datum		result;
+
+	Assert(WindowObjectIsValid(winobj));
+	call.op = op;
+	call.fname = fname;
+	call.pairs = pairs;
+	call.a_arg = 0;
+	call.av_arg = pairs ? 1 : -1;
+	call.b_arg = pairs ? 2 : 1;
+	call.bv_arg = pairs ? 3 : -1;
+	call.b_stable = get_fn_expr_arg_stable(fcinfo->flinfo, call.b_arg) &&
+		(!pairs || get_fn_expr_arg_stable(fcinfo->flinfo, call.bv_arg));
+
+	st = (BatchPart *) WinGetPartitionLocalMemory(winobj, sizeof(BatchPart));
+	if (st->cxt == NULL)
+	{
+		/* children of the partition's context: they go with the partition */
+		MemoryContext part = GetMemoryChunkContext(st);
+
+		st->cxt = AllocSetContextCreate(part, "setops batch", ALLOCSET_DEFAULT_SIZES);
+		st->rowcxt = AllocSetContextCreate(part, "setops batch row", ALLOCSET_DEFAULT_SIZES);
+	}
+
+	cur = WinGetCurrentPosition(winobj);
+	/* rows before this one are done with */
+	WinSetMarkPosition(winobj, cur);
+	if (st->nrows == 0 || cur < st->first || cur >= st->first + st->nrows)
+		load_chunk(winobj, fcinfo, st, &call);
+	Assert(cur >= st->first && cur < st->first + st->nrows);
+
+	p = st->pair_of[cur - st->first];
+	if (p < 0)
+		PG_RETURN_NULL();
+
+	ks = setops_key_size(st->type);
+	setops_result_alloc(&keys, setops_key_elemtype(st->type), ks, st->out_len[p], fname);
+	memcpy(keys.data, st->out + st->out_start[p] * ks, st->out_len[p] * ks);
+	result = setops_result_finish(&keys, st->out_len[p], fname);
+
+	if (pairs)
+	{
+		TupleDesc	tupdesc;
+		SetopsResult vals;
+		SetopsValues av = st->vals,
+					bv = st->vals;
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "%s: return type must be a row type", fname);
+		tupdesc = BlessTupleDesc(tupdesc);
+
+		/* positions are within the pair: A's first, then B's */
+		av.data = st->a_vals + st->a_start[p] * av.stride;
+		av.n = st->a_len[p];
+		bv.data = st->b_vals + st->b_start[p] * bv.stride;
+		bv.n = st->b_len[p];
+		setops_result_alloc(&vals, av.elemtype, av.stride, st->out_len[p], fname);
+		setops_gather_values(vals.data, st->out_pos + st->out_start[p], st->out_len[p],
+							 &av, &bv);
+		values[0] = result;
+		values[1] = setops_result_finish(&vals, st->out_len[p], fname);
+		result = HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+	}
+	PG_RETURN_DATUM(result);
+}
+
+/* One fmgr symbol per SQL function and form; the work is shared. */
+#define BATCH_ENTRY(SYM, OP, SQLNAME)										\
+Datum																		\
+SYM(PG_FUNCTION_ARGS)														\
+{																			\
+	return batch_call(fcinfo, OP, SQLNAME, false);							\
+}																			\
+Datum																		\
+SYM##_pairs(PG_FUNCTION_ARGS)												\
+{																			\
+	return batch_call(fcinfo, OP, SQLNAME, true);							\
+}
+
+BATCH_ENTRY(setops_intersect_batch, SETOPS_OP_INTERSECT, "array_intersect_batch")
+BATCH_ENTRY(setops_union_batch, SETOPS_OP_UNION, "array_union_batch")
+BATCH_ENTRY(setops_difference_batch, SETOPS_OP_DIFFERENCE, "array_difference_batch")
+BATCH_ENTRY(setops_symdiff_batch, SETOPS_OP_SYMDIFF, "array_symdiff_batch")

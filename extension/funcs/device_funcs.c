@@ -1,0 +1,133 @@
+/*
+ * device_funcs.c
+ *	  setops_devices(): the GPUs this backend can use.
+ *
+ * The devices of the cluster's GPU service, with their free memory now.
+ * Zero rows without a GPU, with a NOTICE saying why (no preload, no device,
+ * a build without CUDA), never an error.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "setops.h"
+#include "service/service.h"
+
+PG_FUNCTION_INFO_V1(setops_devices);
+PG_FUNCTION_INFO_V1(setops_last_timing);
+PG_FUNCTION_INFO_V1(setops_cache_stats);
+
+Datum
+setops_devices(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	int			count,
+				i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	setops_service_refresh_devices();
+	count = setops_service_device_count(errbuf, sizeof(errbuf));
+	if (count == 0)
+		ereport(NOTICE, (errmsg("setops_devices: no GPU is available: %s", errbuf)));
+	for (i = 0; i < count; i++)
+	{
+		SetopsGpuDeviceInfo info;
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		if (setops_service_device_info(i, &info, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		{
+			ereport(DEBUG1, (errmsg("setops_devices: device %d skipped: %s", i, errbuf)));
+			continue;
+		}
+		values[0] = Int32GetDatum(info.index);
+		values[1] = CStringGetTextDatum(info.name);
+		values[2] = Int64GetDatum(info.total_memory);
+		values[3] = Int64GetDatum(info.free_memory);
+		values[4] = Int32GetDatum(info.multiprocessors);
+		values[5] = CStringGetTextDatum(psprintf("%d.%d", info.cc_major, info.cc_minor));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * setops_last_timing(): where the last two-argument set operation of this
+ * backend (or the final reduction of an aggregate over many rows) spent
+ * its time, in milliseconds.  For benchmarks: read is
+ * detoasting and reading the arguments; upload, kernel and download are the
+ * GPU's (zero on the CPU); decode is unpacking packed arguments (on the
+ * GPU, or on the CPU before the engine); cpu is the CPU engine with its
+ * order check; result is building the result (packing it, for packed);
+ * streamed_rows, the rows of an aggregate that went to the GPU as they came.
+ * A streamed aggregate's read is its transition calls since it streamed
+ * (taking the rows), and its upload every wait for their transfers: both
+ * before the final function, so not in total.
+ */
+Datum
+setops_last_timing(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "setops_last_timing: return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = CStringGetTextDatum(setops_last.on_gpu ? "gpu" : "cpu");
+	values[1] = Float8GetDatum(setops_last.read_ms);
+	values[2] = Float8GetDatum(setops_last.upload_ms);
+	values[3] = Float8GetDatum(setops_last.decode_ms);
+	values[4] = Float8GetDatum(setops_last.kernel_ms);
+	values[5] = Float8GetDatum(setops_last.download_ms);
+	values[6] = Float8GetDatum(setops_last.cpu_ms);
+	values[7] = Float8GetDatum(setops_last.result_ms);
+	values[8] = Float8GetDatum(setops_last.total_ms);
+	values[9] = Int64GetDatum(setops_last.streamed_rows);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * setops_cache_stats(): the GPU service's cache of stored arrays, one row
+ * per device that holds one (none without the service).  A miss counts on
+ * device 0: the array it missed has no device yet.
+ */
+Datum
+setops_cache_stats(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ServiceCacheStats stats[SERVICE_MAX_DEVICES];
+	int			n = 0,
+				i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (setops_service != NULL)
+	{
+		SpinLockAcquire(&setops_service->mutex);
+		if (setops_service->ready)
+		{
+			n = setops_service->ncaches;
+			memcpy(stats, setops_service->cache, sizeof(stats[0]) * n);
+		}
+		SpinLockRelease(&setops_service->mutex);
+	}
+	for (i = 0; i < n; i++)
+	{
+		Datum		values[7];
+		bool		nulls[7] = {false, false, false, false, false, false, false};
+
+		values[0] = Int32GetDatum(i);
+		values[1] = Int64GetDatum(stats[i].capacity);
+		values[2] = Int64GetDatum(stats[i].entries);
+		values[3] = Int64GetDatum(stats[i].bytes);
+		values[4] = Int64GetDatum(stats[i].hits);
+		values[5] = Int64GetDatum(stats[i].misses);
+		values[6] = Int64GetDatum(stats[i].evictions);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,189 @@
+/*
+ * setops.c
+ *	  Module load: GUCs and interrupt hooks.
+ *
+ * _PG_init only registers settings, function pointers and, when preloaded,
+ * the GPU service (gpu_service.c).  It never touches CUDA: the library may
+ * be loaded by the postmaster, and a CUDA context must not exist in a
+ * process that forks backends.  Only the service's worker creates one.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+#include <time.h>
+
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "setops.h"
+#include "engine/cpu/engine.h"
+#include "service/service.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+int			setops_device = SETOPS_DEVICE_AUTO;
+int			setops_gpu_min_elements = 100000;
+int			setops_agg_stream_min_mb = 32;
+int			setops_copy_threads = 4;
+int			setops_cpu_threads = 4;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", SETOPS_DEVICE_AUTO, false},
+	{"cpu", SETOPS_DEVICE_CPU, false},
+	{"gpu", SETOPS_DEVICE_GPU, false},
+	{NULL, 0, false}
+};
+
+SetopsTiming setops_last;
+
+double
+setops_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* CPU engine hook: may longjmp out of the engine, which holds no state. */
+void
+setops_check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* GPU callback: never longjmps through C++ frames, only reports. */
+static int
+gpu_should_stop(void)
+{
+	return InterruptPending && (QueryCancelPending || ProcDiePending);
+}
+
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("setops.device",
+							 "Where setops runs operations: auto, cpu or gpu.",
+							 "auto uses the GPU from setops.gpu_min_elements input "
+							 "elements on and falls back to the CPU engine; gpu "
+							 "always uses the GPU and fails without one; cpu never "
+							 "uses the GPU.",
+							 &setops_device,
+							 SETOPS_DEVICE_AUTO,
+							 device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.gpu_min_elements",
+							"Input elements (summed over the arguments) from "
+							"which setops.device = auto uses the GPU.",
+							"The default is the crossover measured on an H200 "
+							"(test/bench/sql_bench.sql, setops_bench_crossover).",
+							&setops_gpu_min_elements,
+							100000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.copy_threads",
+							"Threads, the backend's own included, that share a large "
+							"copy into or out of the GPU service's shared memory.",
+							"Helper threads only run memcpy, with every signal "
+							"blocked, and are joined before the copy returns. "
+							"1: the backend copies alone.",
+							&setops_copy_threads,
+							4,
+							1, SETOPS_COPY_THREADS_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.cpu_threads",
+							"Threads, the backend's own included, that share a count "
+							"of large arrays on the CPU engine.",
+							"Counts of 4M elements or more whose keys seldom repeat are "
+							"split into parts on Balanced Path diagonals, one a thread; "
+							"helper threads only count, with every signal blocked, and "
+							"are joined before the count returns. 1: the backend alone.",
+							&setops_cpu_threads,
+							4,
+							1, SETOPS_COPY_THREADS_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.agg_stream_min_size",
+							"State size from which array_union_agg and "
+							"array_merge_agg send their rows to the GPU as they come.",
+							"Such an aggregate holds one slot of the GPU service "
+							"until its final function, and its rows are kept on the "
+							"device rather than in the backend's memory. -1: never.",
+							&setops_agg_stream_min_mb,
+							32,
+							-1, MAX_KILOBYTES / 1024,
+							PGC_USERSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+	/*
+	 * The GPU service, and its settings (they size shared memory, so they
+	 * exist only where the library is preloaded).
+	 */
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomIntVariable("setops.service_memory",
+								"Shared memory through which backends and the GPU "
+								"service exchange arrays (MB).",
+								"Split into setops.service_slots slots; an operation "
+								"larger than a slot goes through in chunks.",
+								&setops_service_memory_mb,
+								1024,
+								16, 1024 * 1024,
+								PGC_POSTMASTER,
+								GUC_UNIT_MB,
+								NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_slots",
+								"Requests the GPU service holds at once.",
+								NULL,
+								&setops_service_slots,
+								8,
+								1, 1024,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
+		DefineCustomBoolVariable("setops.service_emulate",
+								 "Without a GPU, let the GPU service answer with the "
+								 "CPU engine (to test the service on machines without one).",
+								 NULL,
+								 &setops_service_emulate,
+								 false,
+								 PGC_POSTMASTER,
+								 GUC_NOT_IN_SAMPLE,
+								 NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.gpu_cache_size",
+								"Device memory the GPU service keeps stored arrays in (MB).",
+								"Large stored arrays are kept on the device, keyed by their "
+								"TOAST identity, and evicted least recently used first. "
+								"-1: a quarter of the GPUs' memory; 0: no cache.",
+								&setops_gpu_cache_size_mb,
+								-1,
+								-1, INT_MAX,
+								PGC_SIGHUP,
+								GUC_UNIT_MB,
+								NULL, NULL, NULL);
+		DefineCustomStringVariable("setops.device_weights",
+								   "Relative weights of the GPUs, comma-separated (\"2,1\").",
+								   "How the GPU service splits a large operation and the "
+								   "device cache between the devices.  Empty: in proportion "
+								   "to their free memory at service start.",
+								   &setops_device_weights,
+								   "",
+								   PGC_SIGHUP,
+								   0,
+								   NULL, NULL, NULL);
+		setops_service_register();
+	}
+	MarkGUCPrefixReserved("setops");
+
+	setops_cpu_set_interrupt_hook(setops_check_interrupts);
+	setops_gpu_set_interrupt_callback(gpu_should_stop);
+}

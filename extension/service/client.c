@@ -1,0 +1,937 @@
+/*
+ * service_client.c
+ *	  A backend's side of the GPU service (service.h): requests through
+ *	  shared memory, with the signatures of the GPU interface.
+ *
+ * A backend claims one slot for a whole operation and sends it in chunks
+ * that fit the slot's part of the arena, split where no key-rank pair is
+ * cut (the engine's Balanced Path split), so the chunks' outputs simply
+ * concatenate.  Copying an input chunk into the arena is the one CPU pass
+ * over it; the worker's DMA reads it from there.
+ *
+ * While waiting, the backend sleeps on its latch and wakes at least every
+ * 100 ms: a cancel or statement_timeout raises its ERROR at once (the slot
+ * is marked abandoned; the worker drops the work at its next chunk and
+ * frees the slot), and a worker that stopped is noticed (the request fails
+ * cleanly).  A backend that exits while waiting abandons its slot the same
+ * way.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+
+#include "setops.h"
+#include "service/service.h"
+#include "engine/cpu/engine.h"
+
+static ServiceSlot *my_slot = NULL;
+/*
+ * A slot held across calls by a stream (an aggregate sending its rows to
+ * the device as they come, service_stage.c): at most one per backend, apart
+ * from my_slot, so that requests made while it streams do not take it.
+ */
+static ServiceSlot *stream_slot = NULL;
+static uint64 stream_claims = 0;	/* identifies this backend's claims of it */
+static bool exit_callback_set = false;
+
+static bool
+service_up(char *errbuf, size_t errlen)
+{
+	bool		ready;
+
+	if (setops_service == NULL)
+	{
+		snprintf(errbuf, errlen, "setops is not in shared_preload_libraries, so the GPU service does not run");
+		return false;
+	}
+	SpinLockAcquire(&setops_service->mutex);
+	ready = setops_service->ready;
+	if (!ready)
+		strlcpy(errbuf, setops_service->unavailable, errlen);
+	SpinLockRelease(&setops_service->mutex);
+	return ready;
+}
+
+static bool
+emulating(void)
+{
+	return setops_service_emulate && setops_service->ndevices == 0;
+}
+
+/*
+ * Right after the cluster starts, the worker is still creating its CUDA
+ * context: wait for it (interruptibly, up to 30 s) rather than fail.
+ */
+void
+setops_service_wait_ready(void)
+{
+	int			waited = 0;
+
+	while (setops_service != NULL && waited < 30000)
+	{
+		bool		ready;
+
+		SpinLockAcquire(&setops_service->mutex);
+		ready = setops_service->ready;
+		SpinLockRelease(&setops_service->mutex);
+		if (ready)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		waited += 10;
+	}
+}
+
+int
+setops_service_device_count(char *errbuf, size_t errlen)
+{
+	int			n;
+
+	if (!service_up(errbuf, errlen))
+		return 0;
+	if (emulating())
+		return 1;
+	SpinLockAcquire(&setops_service->mutex);
+	n = setops_service->ndevices;
+	if (n == 0)
+		strlcpy(errbuf, setops_service->unavailable, errlen);
+	SpinLockRelease(&setops_service->mutex);
+	return n;
+}
+
+SetopsGpuStatus
+setops_service_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
+{
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (emulating() && index == 0)
+	{
+		memset(info, 0, sizeof(*info));
+		snprintf(info->name, sizeof(info->name), "CPU engine (setops.service_emulate)");
+		/* the transfer arena stands in for device memory */
+		info->total_memory = info->free_memory = setops_service->slot_bytes * setops_service->nslots;
+		info->multiprocessors = 1;
+		return SETOPS_GPU_OK;
+	}
+	SpinLockAcquire(&setops_service->mutex);
+	if (index < 0 || index >= setops_service->ndevices)
+	{
+		SpinLockRelease(&setops_service->mutex);
+		snprintf(errbuf, errlen, "no device %d", index);
+		return SETOPS_GPU_UNAVAILABLE;
+	}
+	*info = setops_service->devices[index];
+	SpinLockRelease(&setops_service->mutex);
+	return SETOPS_GPU_OK;
+}
+
+bool
+setops_service_fits(Size bytes)
+{
+	return setops_service != NULL && bytes <= setops_service->slot_bytes;
+}
+
+/*
+ * Stop waiting for a slot: whoever of the worker and this backend sees the
+ * answer in last frees it (the compare-and-exchange lets only one).
+ */
+static void
+abandon_slot(ServiceSlot *slot)
+{
+	uint32		expected = SLOT_DONE;
+
+	pg_atomic_write_u32(&slot->abandoned, 1);
+	pg_memory_barrier();
+	if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
+	{
+		expected = SLOT_CLAIMED;
+		if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
+			return;				/* the worker has it, and frees it */
+	}
+	ConditionVariableBroadcast(&setops_service->slot_freed);
+}
+
+/* Give back *held: free it, or leave it to the worker if it has a request. */
+static void
+give_back(ServiceSlot **held)
+{
+	if (*held != NULL)
+	{
+		uint32		state = pg_atomic_read_u32(&(*held)->state);
+
+		if (state == SLOT_DONE || state == SLOT_CLAIMED)
+			service_free_slot(*held);
+		else
+			abandon_slot(*held);
+		*held = NULL;
+	}
+}
+
+static void
+release_slot(void)
+{
+	give_back(&my_slot);
+}
+
+/*
+ * The stream slot is no longer held (given back, or abandoned to the
+ * worker): one stream fewer in the cluster.
+ */
+static void
+stream_slot_gone(void)
+{
+	stream_slot = NULL;
+	pg_atomic_fetch_sub_u32(&setops_service->nstreams, 1);
+}
+
+static void
+release_stream_slot(void)
+{
+	if (stream_slot != NULL)
+	{
+		give_back(&stream_slot);
+		stream_slot_gone();
+	}
+}
+
+static void
+client_exit(int code, Datum arg)
+{
+	if (my_slot != NULL)
+		abandon_slot(my_slot);
+	my_slot = NULL;
+	if (stream_slot != NULL)
+	{
+		abandon_slot(stream_slot);
+		stream_slot_gone();
+	}
+}
+
+/*
+ * An ERROR between a slot's requests (a cancel between chunks, say) leaves
+ * it claimed: the abort gives it back.  A stream's slot is given back by
+ * its owner's memory context (its reset callback), which a subtransaction
+ * abort resets only if the stream belonged to it; a top-level abort gives
+ * it back here too.
+ */
+static void
+client_xact_abort(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
+		release_slot();
+		release_stream_slot();
+	}
+}
+
+static void
+client_subxact_abort(SubXactEvent event, SubTransactionId my_subid,
+					 SubTransactionId parent_subid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		release_slot();
+}
+
+/* Claim a free slot, or NULL when all are busy. */
+static ServiceSlot *
+try_claim_slot(void)
+{
+	int			i;
+
+	if (!exit_callback_set)
+	{
+		before_shmem_exit(client_exit, (Datum) 0);
+		RegisterXactCallback(client_xact_abort, NULL);
+		RegisterSubXactCallback(client_subxact_abort, NULL);
+		exit_callback_set = true;
+	}
+	for (i = 0; i < setops_service->nslots; i++)
+	{
+		ServiceSlot *slot = &setops_service->slots[(MyProcPid + i) % setops_service->nslots];
+		uint32		expected = SLOT_FREE;
+
+		if (pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
+		{
+			pg_atomic_write_u32(&slot->abandoned, 0);
+			return slot;
+		}
+	}
+	return NULL;
+}
+
+/* A free slot, waiting (interruptibly) while all are busy. */
+static ServiceSlot *
+claim_slot(void)
+{
+	/* (one left claimed by an ERROR outside a transaction) */
+	release_slot();
+	for (;;)
+	{
+		ServiceSlot *slot = try_claim_slot();
+
+		if (slot != NULL)
+		{
+			ConditionVariableCancelSleep();
+			my_slot = slot;
+			return slot;
+		}
+		/* woken when one is freed (at the latest after 100 ms; interruptible) */
+		(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L, PG_WAIT_EXTENSION);
+	}
+}
+
+/* Hand the slot's request to the worker; the answer is awaited by wait_done. */
+static SetopsGpuStatus
+submit(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	Latch	   *worker;
+	uint64		generation;
+	bool		ready;
+
+	SpinLockAcquire(&setops_service->mutex);
+	worker = setops_service->worker_latch;
+	generation = setops_service->generation;
+	ready = setops_service->ready;
+	SpinLockRelease(&setops_service->mutex);
+	if (!ready || worker == NULL)
+	{
+		snprintf(errbuf, errlen, "the setops GPU service is not running");
+		return SETOPS_GPU_NO_SERVICE;
+	}
+
+	slot->owner_latch = MyLatch;
+	slot->generation = generation;
+	pg_write_barrier();
+	pg_atomic_write_u32(&slot->state, SLOT_SUBMITTED);
+	SetLatch(worker);
+	return SETOPS_GPU_OK;
+}
+
+/* This backend no longer holds slot (it was abandoned). */
+static void
+forget_slot(ServiceSlot *slot)
+{
+	if (slot == my_slot)
+		my_slot = NULL;
+	if (slot == stream_slot)
+		stream_slot_gone();
+}
+
+/* Wait for the answer to the request submitted on slot. */
+static SetopsGpuStatus
+wait_done(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	uint64		generation = slot->generation;
+	bool		ready;
+
+	PG_TRY();
+	{
+		while (pg_atomic_read_u32(&slot->state) != SLOT_DONE)
+		{
+			SpinLockAcquire(&setops_service->mutex);
+			ready = setops_service->ready && setops_service->generation == generation;
+			SpinLockRelease(&setops_service->mutex);
+			if (!ready)
+				break;
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100L,
+							 PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	PG_CATCH();
+	{
+		abandon_slot(slot);
+		forget_slot(slot);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (pg_atomic_read_u32(&slot->state) != SLOT_DONE)
+	{
+		/* the worker went away: a new one fails or frees what it finds */
+		abandon_slot(slot);
+		forget_slot(slot);
+		snprintf(errbuf, errlen, "the setops GPU service stopped while serving this request");
+		return SETOPS_GPU_ERROR;
+	}
+	pg_read_barrier();
+	if (slot->status != SETOPS_GPU_OK)
+		strlcpy(errbuf, slot->errmsg, errlen);
+	return slot->status;
+}
+
+static SetopsGpuStatus
+submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = submit(slot, errbuf, errlen);
+
+	return status == SETOPS_GPU_OK ? wait_done(slot, errbuf, errlen) : status;
+}
+
+/* The slot machinery, for service_batch.c. */
+bool
+service_client_up(char *errbuf, size_t errlen)
+{
+	return service_up(errbuf, errlen);
+}
+
+ServiceSlot *
+service_claim_slot(void)
+{
+	return claim_slot();
+}
+
+SetopsGpuStatus
+service_submit(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	return submit_and_wait(slot, errbuf, errlen);
+}
+
+void
+service_release_slot(void)
+{
+	release_slot();
+}
+
+SetopsGpuStatus
+service_submit_nowait(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	return submit(slot, errbuf, errlen);
+}
+
+SetopsGpuStatus
+service_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
+{
+	return wait_done(slot, errbuf, errlen);
+}
+
+/*
+ * The stream's slot: NULL when this backend streams already, none is free,
+ * or streams hold all but one slot of the service.  A stream holds its
+ * slot while its backend makes other requests, which claim a slot of
+ * their own: with every slot held by streams, those would wait forever.
+ * *token identifies this claim (the same slot may be claimed again later).
+ */
+ServiceSlot *
+service_claim_stream_slot(uint64 *token)
+{
+	uint32		n = pg_atomic_read_u32(&setops_service->nstreams);
+
+	if (stream_slot != NULL)
+		return NULL;
+	do
+	{
+		if (n + 1 >= (uint32) setops_service->nslots)
+			return NULL;
+	} while (!pg_atomic_compare_exchange_u32(&setops_service->nstreams, &n, n + 1));
+	stream_slot = try_claim_slot();
+	if (stream_slot == NULL)
+	{
+		pg_atomic_fetch_sub_u32(&setops_service->nstreams, 1);
+		return NULL;
+	}
+	*token = ++stream_claims;
+	return stream_slot;
+}
+
+/* Does the claim token still hold slot (not given up by an ERROR)? */
+bool
+service_holds_stream_slot(ServiceSlot *slot, uint64 token)
+{
+	return slot != NULL && slot == stream_slot && token == stream_claims;
+}
+
+/* Give back the claim token's slot, if it still holds it. */
+void
+service_release_stream_slot(ServiceSlot *slot, uint64 token)
+{
+	if (service_holds_stream_slot(slot, token))
+		release_stream_slot();
+}
+
+static SetopsGpuStatus
+does_not_fit(Size bytes, char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen,
+			 "the request needs %zu bytes in one piece and does not fit a slot of the GPU service (%zu bytes; raise setops.service_memory)",
+			 (Size) bytes, setops_service ? setops_service->slot_bytes : (Size) 0);
+	return SETOPS_GPU_TOO_LARGE;
+}
+
+static bool
+keys_less(const void *keys, int64 i, int64 j, SetopsKeyType type)
+{
+	return type == SETOPS_KEY_INT64 ? ((const int64 *) keys)[i] < ((const int64 *) keys)[j]
+		: ((const int32 *) keys)[i] < ((const int32 *) keys)[j];
+}
+
+/*
+ * One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k.
+ * An argument with a cache key (whole, then) is sent by its key alone.
+ */
+static SetopsGpuStatus
+run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
+		  int64 bi, int64 b_end, int64 k, int64 *n,
+		  const SetopsCacheKey *a_key, const SetopsCacheKey *b_key, bool retry,
+		  char *errbuf, size_t errlen)
+{
+	char	   *base = service_slot_data(slot);
+	size_t		ks = setops_key_size(args->key_type);
+	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
+	int64		na = a_end - ai,
+				nb = b_end - bi,
+				/* a count brings back 8 bytes: no room for outputs */
+				room = args->count_mode ? 0 : setop_output_bound(args->op, na, nb),
+				bound = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 :
+				args->count_mode == SETOPS_GPU_COUNT_CONTAINS ? nb :
+				args->count_mode ? Min(na, nb) : room;
+	Size		a_bytes = a_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
+	Size		b_bytes = b_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
+	double		t0 = setops_now_ms();
+	SetopsGpuStatus status;
+
+	slot->kind = REQ_SETOP;
+	slot->a_cached = a_key != NULL;
+	slot->b_cached = b_key != NULL;
+	if (a_key)
+		slot->a_key = *a_key;
+	if (b_key)
+		slot->b_key = *b_key;
+	slot->cache_retry = retry;
+	slot->cache_missing = 0;
+	slot->op = args->op;
+	slot->key_type = args->key_type;
+	slot->na = na;
+	slot->nb = nb;
+	slot->inputs_distinct = args->inputs_distinct;
+	slot->count_mode = args->count_mode;
+	slot->inputs_sorted = args->inputs_sorted;
+	slot->val_stride = (int) vs;
+	slot->a_packed = args->a_packed != NULL;
+	slot->b_packed = args->b_packed != NULL;
+	slot->a_packed_size = args->a_packed_size;
+	slot->b_packed_size = args->b_packed_size;
+	slot->off_a = 0;
+	slot->off_b = SERVICE_ALIGN(a_bytes);
+	slot->off_av = slot->off_b + SERVICE_ALIGN(b_bytes);
+	slot->off_bv = slot->off_av + SERVICE_ALIGN(na * vs);
+	slot->off_out = slot->off_bv + SERVICE_ALIGN(nb * vs);
+	slot->off_outv = slot->off_out + SERVICE_ALIGN((room + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	if (slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
+		return does_not_fit(slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
+	/*
+	 * A packed result, when this chunk is the whole operation and the slot
+	 * holds the result's bound; else keys come back (the caller packs them).
+	 */
+	slot->want_packed = args->out_packed != NULL &&
+		ai == 0 && a_end == args->na && bi == 0 && b_end == args->nb &&
+		slot->off_out + args->out_packed_cap <= setops_service->slot_bytes;
+	slot->out_packed_cap = slot->want_packed ? args->out_packed_cap : 0;
+
+	/* the one CPU pass over the inputs: into the pinned arena */
+	if (!a_key)
+		setops_copy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
+	if (!b_key)
+		setops_copy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
+	if (vs)
+	{
+		setops_copy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
+		setops_copy(base + slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
+	}
+	args->ms_upload += setops_now_ms() - t0;
+
+	status = submit_and_wait(slot, errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
+		return status;
+	if (slot->cache_missing != 0)
+	{
+		/* the caller sends what is missing and asks again */
+		*n = 0;
+		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
+		return SETOPS_GPU_OK;
+	}
+	args->ms_upload += slot->ms_upload;
+	args->ms_decode += slot->ms_decode;
+	args->ms_kernel += slot->ms_kernel;
+	if (slot->unsorted_arg != 0)
+	{
+		args->unsorted_arg = slot->unsorted_arg;
+		args->unsorted_pos = slot->unsorted_pos < 0 ? -1 :
+			slot->unsorted_pos + (slot->unsorted_arg == 1 ? ai : bi);
+		*n = 0;
+		return SETOPS_GPU_OK;
+	}
+	if (slot->out_count < 0 || slot->out_count > bound)
+	{
+		snprintf(errbuf, errlen, "internal error: %lld outputs from a bound of %lld",
+				 (long long) slot->out_count, (long long) bound);
+		return SETOPS_GPU_ERROR;
+	}
+	t0 = setops_now_ms();
+	if (args->count_mode)
+		 /* the count is the answer */ ;
+	else if (slot->want_packed && slot->out_packed_size > 0)
+	{
+		if (slot->out_packed_size > args->out_packed_cap)
+		{
+			snprintf(errbuf, errlen, "internal error: a packed result of %zu bytes for %zu",
+					 (size_t) slot->out_packed_size, (size_t) args->out_packed_cap);
+			return SETOPS_GPU_ERROR;
+		}
+		setops_copy(args->out_packed, base + slot->off_out, slot->out_packed_size);
+		args->out_packed_size = slot->out_packed_size;
+		args->ms_encode += slot->ms_encode;
+	}
+	else
+	{
+		setops_copy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
+		if (vs)
+			setops_copy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
+	}
+	args->ms_download += slot->ms_download;
+	args->ms_copy_out += setops_now_ms() - t0;
+	*n = slot->out_count;
+	/* the next chunk's request starts from a claimed slot again */
+	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	size_t		ks = setops_key_size(args->key_type);
+	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
+	/* inputs plus the output bound (at most both inputs; none for a count) */
+	int64		per_chunk = (int64) ((setops_service->slot_bytes - 64 * 1024) /
+									 ((args->count_mode ? 1 : 2) * (ks + vs)));
+	bool		packed = args->a_packed || args->b_packed;
+	int64		ai = 0,
+				bi = 0,
+				d = 0,
+				k = 0;
+
+	while (ai < args->na || bi < args->nb)
+	{
+		int64		a_end,
+					b_end,
+					n;
+		SetopsGpuStatus status;
+
+		d += per_chunk;
+		/* packed values go whole (the slot must hold them) */
+		if (packed || d >= args->na + args->nb)
+		{
+			a_end = args->na;
+			b_end = args->nb;
+		}
+		else
+			setops_cpu_split(args->op, args->key_type, args->a, args->na, args->b, args->nb, d,
+							 &a_end, &b_end);
+
+		/* a split over unsorted input can go anywhere; order across chunks */
+		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb ||
+			(ai > 0 && ai < a_end && keys_less(args->a, ai, ai - 1, args->key_type)) ||
+			(bi > 0 && bi < b_end && keys_less(args->b, bi, bi - 1, args->key_type)))
+		{
+			args->unsorted_arg = 1;
+			args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->a, args->na);
+			if (args->unsorted_pos < 0)
+			{
+				args->unsorted_arg = 2;
+				args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->b, args->nb);
+			}
+			return SETOPS_GPU_OK;
+		}
+		status = run_chunk(slot, args, ai, a_end, bi, b_end, k, &n, NULL, NULL, false,
+						   errbuf, errlen);
+		if (status != SETOPS_GPU_OK || args->unsorted_arg != 0)
+			return status;
+		k += n;
+		ai = a_end;
+		bi = b_end;
+		if (setops_gpu_count_decided(args, k))
+			break;
+		CHECK_FOR_INTERRUPTS();
+	}
+	args->out_count = k;
+	return SETOPS_GPU_OK;
+}
+
+/* Clear the answer fields of args; false when the service is not up. */
+static bool
+answer_reset(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	args->out_count = 0;
+	args->unsorted_arg = 0;
+	args->unsorted_pos = -1;
+	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = args->ms_copy_out = 0;
+	args->ms_encode = 0;
+	args->out_packed_size = 0;
+	return service_up(errbuf, errlen);
+}
+
+SetopsGpuStatus
+setops_service_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	ServiceSlot *slot;
+	SetopsGpuStatus status;
+
+	if (!answer_reset(args, errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+
+	slot = claim_slot();
+	status = setop_chunks(slot, args, errbuf, errlen);
+	release_slot();
+	return status;
+}
+
+/* Does the service cache stored arrays? */
+bool
+setops_service_caches(void)
+{
+	bool		caches;
+
+	if (setops_service == NULL)
+		return false;
+	SpinLockAcquire(&setops_service->mutex);
+	caches = setops_service->ready && setops_service->ncaches > 0 &&
+		setops_service->cache[0].capacity > 0;
+	SpinLockRelease(&setops_service->mutex);
+	return caches;
+}
+
+/*
+ * The operation in one request, the arguments with a cache key sent by it
+ * alone (their args->a / args->b unused; na / nb their counts from the
+ * header, at least the real ones).  *missing gets CACHE_MISSING_* of those
+ * the service does not hold: nothing else is answered then.  Requests
+ * whose other argument and result bound do not fit one slot answer
+ * TOO_LARGE: the caller then sends everything.
+ */
+SetopsGpuStatus
+setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_key,
+							const SetopsCacheKey *b_key, bool retry, int *missing,
+							char *errbuf, size_t errlen)
+{
+	ServiceSlot *slot;
+	SetopsGpuStatus status;
+	int64		n = 0;
+
+	*missing = 0;
+	if (!answer_reset(args, errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (args->na + args->nb > INT_MAX)
+		return does_not_fit((Size) (args->na + args->nb) * 4, errbuf, errlen);
+
+	slot = claim_slot();
+	status = run_chunk(slot, args, 0, args->na, 0, args->nb, 0, &n, a_key, b_key, retry,
+					   errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+	{
+		*missing = slot->cache_missing;
+		if (*missing == 0)
+			args->out_count = n;
+	}
+	release_slot();
+	return status;
+}
+
+/*
+ * Put the n sorted keys of a stored array into the service's cache under
+ * key, in pieces of a slot.  Keys out of order are not kept: *unsorted_pos
+ * gets the first descent (else -1).  UNAVAILABLE or TOO_LARGE when the
+ * cache cannot hold the array.
+ */
+SetopsGpuStatus
+setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,
+						 int64 *unsorted_pos, char *errbuf, size_t errlen)
+{
+	size_t		ks = setops_key_size(key->key_type);
+	int64		per_piece,
+				off = 0;
+	ServiceSlot *slot;
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	*unsorted_pos = -1;
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	per_piece = (int64) (setops_service->slot_bytes / ks);
+	slot = claim_slot();
+	do
+	{
+		int64		m = Min(per_piece, n - off);
+
+		slot->kind = REQ_CACHE_PUT;
+		slot->key_type = (SetopsKeyType) key->key_type;
+		slot->a_key = *key;
+		slot->a_cached = slot->b_cached = false;
+		slot->put_offset = off;
+		slot->put_total = n;
+		slot->na = m;
+		slot->nb = 0;
+		slot->off_a = 0;
+		setops_copy(service_slot_data(slot), (const char *) keys + off * ks, m * ks);
+		status = submit_and_wait(slot, errbuf, errlen);
+		if (status != SETOPS_GPU_OK)
+			break;
+		if (slot->unsorted_arg != 0)
+			*unsorted_pos = slot->unsorted_pos;
+		off += m;
+		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
+		CHECK_FOR_INTERRUPTS();
+	} while (off < n);
+	release_slot();
+	return status;
+}
+
+/* One sort request: keys[0, *n) fit one slot. */
+static SetopsGpuStatus
+sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
+		 char *errbuf, size_t errlen)
+{
+	size_t		ks = setops_key_size(key_type);
+	ServiceSlot *slot = claim_slot();
+	SetopsGpuStatus status;
+
+	slot->kind = REQ_SORT;
+	slot->key_type = key_type;
+	slot->na = *n;
+	slot->nb = 0;
+	slot->distinct = distinct != 0;
+	slot->off_a = 0;
+	setops_copy(service_slot_data(slot), keys, *n * ks);
+	status = submit_and_wait(slot, errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+	{
+		if (slot->out_count < 0 || slot->out_count > *n)
+		{
+			snprintf(errbuf, errlen, "internal error: %lld sorted keys of %lld",
+					 (long long) slot->out_count, (long long) *n);
+			status = SETOPS_GPU_ERROR;
+		}
+		else
+		{
+			setops_copy(keys, service_slot_data(slot), slot->out_count * ks);
+			*n = slot->out_count;
+		}
+	}
+	release_slot();
+	return status;
+}
+
+/*
+ * Sort (distinct: and keep one copy of each key) in place.  More keys than
+ * a slot holds are sorted a slot at a time, and the sorted runs merged
+ * pairwise by the service's merge (distinct: union, which keeps one copy of
+ * keys present in both), which goes in chunks itself.
+ */
+SetopsGpuStatus
+setops_service_sort(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
+					char *errbuf, size_t errlen)
+{
+	size_t		ks = setops_key_size(key_type);
+	int64		per_run,
+				nruns,
+				i;
+	int64	   *start,
+			   *len;
+	char	   *src = keys,
+			   *dst;
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (setops_service_fits(*n * ks))
+		return sort_one(key_type, keys, n, distinct, errbuf, errlen);
+
+	per_run = (int64) (setops_service->slot_bytes / ks);
+	nruns = (*n + per_run - 1) / per_run;
+	start = palloc(nruns * sizeof(int64));
+	len = palloc(nruns * sizeof(int64));
+	for (i = 0; i < nruns && status == SETOPS_GPU_OK; i++)
+	{
+		start[i] = i * per_run;
+		len[i] = Min(per_run, *n - start[i]);
+		status = sort_one(key_type, src + start[i] * ks, &len[i], distinct, errbuf, errlen);
+	}
+	dst = palloc_extended((*n + SETOPS_CPU_OUTPUT_SLACK) * ks, MCXT_ALLOC_HUGE);
+	while (nruns > 1 && status == SETOPS_GPU_OK)
+	{
+		int64		out = 0,
+					m = 0;
+
+		for (i = 0; i < nruns && status == SETOPS_GPU_OK; i += 2)
+		{
+			if (i + 1 == nruns)
+			{
+				memmove(dst + out * ks, src + start[i] * ks, len[i] * ks);
+				start[m] = out;
+				len[m++] = len[i];
+				out += len[i];
+			}
+			else
+			{
+				SetopsGpuSetopArgs args;
+
+				memset(&args, 0, sizeof(args));
+				args.op = distinct ? SETOPS_OP_UNION : SETOPS_OP_MERGE;
+				args.key_type = key_type;
+				args.a = src + start[i] * ks;
+				args.na = len[i];
+				args.b = src + start[i + 1] * ks;
+				args.nb = len[i + 1];
+				args.inputs_distinct = distinct;
+				args.out_keys = dst + out * ks;
+				status = setops_service_setop(&args, errbuf, errlen);
+				if (status == SETOPS_GPU_OK && args.unsorted_arg != 0)
+				{
+					snprintf(errbuf, errlen, "internal error: a sorted run came back unsorted");
+					status = SETOPS_GPU_ERROR;
+				}
+				start[m] = out;
+				len[m++] = args.out_count;
+				out += args.out_count;
+			}
+		}
+		nruns = m;
+		{
+			char	   *t = src;
+
+			src = dst;
+			dst = t == (char *) keys ? palloc_extended((*n + SETOPS_CPU_OUTPUT_SLACK) * ks,
+													   MCXT_ALLOC_HUGE) : t;
+		}
+	}
+	if (status == SETOPS_GPU_OK)
+	{
+		if (src != (char *) keys)
+			memcpy(keys, src + start[0] * ks, len[0] * ks);
+		else if (start[0] != 0)
+			memmove(keys, src + start[0] * ks, len[0] * ks);
+		*n = len[0];
+	}
+	return status;
+}
+
+/* Fresh device figures (free memory) from the worker. */
+void
+setops_service_refresh_devices(void)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	ServiceSlot *slot;
+
+	setops_service_wait_ready();
+	if (!service_up(errbuf, sizeof(errbuf)) || emulating())
+		return;
+	slot = claim_slot();
+	slot->kind = REQ_DEVICES;
+	(void) submit_and_wait(slot, errbuf, sizeof(errbuf));
+	release_slot();
+}

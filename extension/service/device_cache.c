@@ -1,0 +1,564 @@
+/*
+ * device_cache.c
+ *	  The GPU service's cache of stored arrays, in device memory.
+ *
+ * Large stored arrays reach a function as TOAST pointers whose identity
+ * (SetopsCacheKey) fixes their content.  A backend sends the key instead of
+ * the array; the worker answers from the keys it holds on the device, or
+ * says which argument is missing, and the backend then sends that array's
+ * keys once, in pieces (REQ_CACHE_PUT).  The last piece is checked for
+ * order on the device before the entry can answer anything: a cached array
+ * is always a valid argument.
+ *
+ * Only the worker touches the cache, one request at a time, so entries
+ * need no locks and one in use cannot be evicted under it.  With several
+ * GPUs each device holds its own share of the capacity (by default a
+ * quarter of all their memory), split by the devices' weights
+ * (setops.device_weights; by default their free memory), so the cache
+ * holds the sum of the shares.  A new array goes to the device with the most room for its
+ * share; least recently used entries of that device make room.  The
+ * figures setops_cache_stats() shows, per device, live in shared memory.
+ *
+ * With setops.service_emulate (no GPU) the entries live in the worker's
+ * memory and the CPU engine answers from them, so the whole protocol runs
+ * in CI.
+ */
+#include "postgres.h"
+
+#include "lib/ilist.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "setops.h"
+#include "service/service.h"
+#include "engine/cpu/engine.h"
+
+int			setops_gpu_cache_size_mb = -1;
+
+typedef struct CacheEntry
+{
+	SetopsCacheKey key;			/* hash key: first */
+	void	   *keys;			/* device memory (host when emulating) */
+	int			device;
+	uint64		epoch;			/* its device's context when allocated */
+	int64		n;
+	Size		bytes;
+	dlist_node	lru;			/* head: most recently used */
+} CacheEntry;
+
+/* A REQ_CACHE_PUT under way in one slot. */
+typedef struct PendingPut
+{
+	bool		active;
+	bool		skip;			/* already cached: the pieces are ignored */
+	SetopsCacheKey key;
+	void	   *keys;
+	int			device;
+	uint64		epoch;			/* its device's context when allocated */
+	bool		counted;		/* bytes added to used[device] */
+	int64		n;
+	Size		bytes;
+} PendingPut;
+
+static HTAB *entries = NULL;
+static dlist_head lru = DLIST_STATIC_INIT(lru);
+static PendingPut *pending = NULL;
+static MemoryContext cache_cxt = NULL;
+static int	ndev = 0;
+static Size capacity[SERVICE_MAX_DEVICES];
+static Size used[SERVICE_MAX_DEVICES];
+static int64 nentries[SERVICE_MAX_DEVICES];
+static uint64 epoch[SERVICE_MAX_DEVICES];
+
+static bool
+emulating(void)
+{
+	return setops_service_emulate && setops_service->ndevices == 0;
+}
+
+/* ---- where entries live: device memory, or worker memory when emulating ---- */
+
+/* The device's calls go to it (and its pool) from here on. */
+static SetopsGpuStatus
+use_device(int device, char *errbuf, size_t errlen)
+{
+	return emulating() ? SETOPS_GPU_OK : setops_gpu_use_device(device, errbuf, errlen);
+}
+
+static SetopsGpuStatus
+store_alloc(int device, Size bytes, void **p, char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+
+	if (status != SETOPS_GPU_OK)
+		return status;
+	if (!emulating())
+		return setops_gpu_buffer_alloc(bytes, p, errbuf, errlen);
+	*p = MemoryContextAllocExtended(cache_cxt, Max(bytes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (*p == NULL)
+	{
+		snprintf(errbuf, errlen, "out of memory for a cache entry of %zu bytes", bytes);
+		return SETOPS_GPU_OUT_OF_MEMORY;
+	}
+	return SETOPS_GPU_OK;
+}
+
+/* Free p, allocated on device in context epoch: not if the device was reset since. */
+static void
+store_free(int device, uint64 alloc_epoch, void *p)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	if (emulating())
+		pfree(p);
+	else if (setops_gpu_use_device(device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK &&
+			 setops_gpu_context_epoch() == alloc_epoch)
+		setops_gpu_buffer_free(p);
+}
+
+/* The device's context now (0 when emulating). */
+static uint64
+current_epoch(int device)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	if (emulating() || setops_gpu_use_device(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		return 0;
+	return setops_gpu_context_epoch();
+}
+
+static SetopsGpuStatus
+store_write(int device, void *p, Size offset, const void *src, Size bytes, char *errbuf,
+			size_t errlen)
+{
+	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+
+	if (status != SETOPS_GPU_OK)
+		return status;
+	if (!emulating())
+		return setops_gpu_buffer_write(p, offset, src, bytes, errbuf, errlen);
+	memcpy((char *) p + offset, src, bytes);
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+store_first_unsorted(int device, SetopsKeyType type, const void *p, int64 n, int64 *pos,
+					 char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+
+	if (status != SETOPS_GPU_OK)
+		return status;
+	if (!emulating())
+		return setops_gpu_keys_first_unsorted(type, p, n, pos, errbuf, errlen);
+	*pos = setops_cpu_first_unsorted(type, p, n);
+	return SETOPS_GPU_OK;
+}
+
+/* ---- bookkeeping ---- */
+
+static void
+publish(int device, void (*change) (ServiceCacheStats *s, int64 arg), int64 arg)
+{
+	int			d;
+
+	SpinLockAcquire(&setops_service->mutex);
+	change(&setops_service->cache[device], arg);
+	for (d = 0; d < ndev; d++)
+	{
+		setops_service->cache[d].entries = nentries[d];
+		setops_service->cache[d].bytes = used[d];
+		setops_service->cache[d].capacity = capacity[d];
+	}
+	setops_service->ncaches = ndev;
+	SpinLockRelease(&setops_service->mutex);
+}
+
+static void
+count_nothing(ServiceCacheStats *s, int64 arg)
+{
+}
+
+static void
+count_hits(ServiceCacheStats *s, int64 arg)
+{
+	s->hits += arg;
+}
+
+static void
+count_misses(ServiceCacheStats *s, int64 arg)
+{
+	s->misses += arg;
+}
+
+static void
+count_evictions(ServiceCacheStats *s, int64 arg)
+{
+	s->evictions += arg;
+}
+
+static void
+drop_entry(CacheEntry *e, bool free_memory)
+{
+	if (free_memory)
+		store_free(e->device, e->epoch, e->keys);
+	used[e->device] -= e->bytes;
+	nentries[e->device]--;
+	dlist_delete(&e->lru);
+	hash_search(entries, &e->key, HASH_REMOVE, NULL);
+}
+
+static void
+drop_pending(int slot_index, bool free_memory)
+{
+	PendingPut *p = &pending[slot_index];
+
+	if (p->active && !p->skip && p->keys != NULL && free_memory)
+		store_free(p->device, p->epoch, p->keys);
+	if (p->counted)
+		used[p->device] -= p->bytes;
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * A reset of the device (after a sticky error) freed every entry on it
+ * with its context: forget them, do not free them.
+ */
+static void
+check_epoch(int device)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	uint64		now;
+	dlist_mutable_iter iter;
+	int			i;
+
+	if (emulating() || setops_gpu_use_device(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		return;
+	now = setops_gpu_context_epoch();
+	if (now == epoch[device])
+		return;
+	dlist_foreach_modify(iter, &lru)
+	{
+		CacheEntry *e = dlist_container(CacheEntry, lru, iter.cur);
+
+		if (e->device == device)
+			drop_entry(e, false);
+	}
+	for (i = 0; i < setops_service->nslots; i++)
+		if (pending[i].active && pending[i].device == device)
+			drop_pending(i, false);
+	epoch[device] = now;
+	publish(device, count_nothing, 0);
+}
+
+/* The device's least recently used entry, or NULL. */
+static CacheEntry *
+oldest_on(int device)
+{
+	dlist_node *node;
+
+	if (dlist_is_empty(&lru))
+		return NULL;
+	for (node = dlist_tail_node(&lru);; node = dlist_prev_node(&lru, node))
+	{
+		CacheEntry *e = dlist_container(CacheEntry, lru, node);
+
+		if (e->device == device)
+			return e;
+		if (!dlist_has_prev(&lru, node))
+			return NULL;
+	}
+}
+
+/* Evict the device's least recently used entries until bytes more fit. */
+static bool
+make_room(int device, Size bytes)
+{
+	int64		evicted = 0;
+	CacheEntry *e;
+
+	if (bytes > capacity[device])
+		return false;
+	while (used[device] + bytes > capacity[device] && (e = oldest_on(device)) != NULL)
+	{
+		drop_entry(e, true);
+		evicted++;
+	}
+	if (evicted)
+		publish(device, count_evictions, evicted);
+	return used[device] + bytes <= capacity[device];
+}
+
+/* Where a new array of bytes goes: the device with the largest share free. */
+static int
+place(Size bytes)
+{
+	int			best = -1,
+				d;
+	double		best_free = -1;
+
+	for (d = 0; d < ndev; d++)
+	{
+		double		free_share;
+
+		if (bytes > capacity[d])
+			continue;
+		free_share = (double) (capacity[d] - Min(used[d], capacity[d])) / capacity[d];
+		if (free_share > best_free)
+		{
+			best = d;
+			best_free = free_share;
+		}
+	}
+	return best;
+}
+
+void
+service_cache_init(void)
+{
+	HASHCTL		ctl;
+
+	cache_cxt = AllocSetContextCreate(TopMemoryContext, "setops device cache",
+									  ALLOCSET_DEFAULT_SIZES);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(SetopsCacheKey);
+	ctl.entrysize = sizeof(CacheEntry);
+	ctl.hcxt = cache_cxt;
+	entries = hash_create("setops device cache", 1024, &ctl,
+						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	pending = MemoryContextAllocZero(cache_cxt, sizeof(PendingPut) * setops_service->nslots);
+	ndev = emulating() ? 1 : Min(setops_service->ndevices, SERVICE_MAX_DEVICES);
+	for (int d = 0; d < ndev; d++)
+	{
+		char		errbuf[SETOPS_GPU_ERRLEN];
+
+		if (!emulating() && setops_gpu_use_device(d, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
+			epoch[d] = setops_gpu_context_epoch();
+	}
+	service_cache_configure();
+}
+
+/*
+ * Each device's capacity (at start and on reload): setops.gpu_cache_size,
+ * or with -1 a quarter of all the devices' memory (emulating: 256 MB of
+ * the worker's), split between the devices by their weights (by default
+ * their free memory at service start; at most half of a device's memory).
+ */
+void
+service_cache_configure(void)
+{
+	double		weights[SERVICE_MAX_DEVICES];
+	double		sum = 0,
+				total_memory = 0;
+	int			d;
+
+	service_device_weights(weights, ndev);
+	for (d = 0; d < ndev; d++)
+	{
+		sum += weights[d];
+		if (!emulating())
+			total_memory += setops_service->devices[d].total_memory;
+	}
+	for (d = 0; d < ndev; d++)
+	{
+		CacheEntry *e;
+
+		double		share = sum > 0 ? weights[d] / sum : 1.0 / ndev;
+
+		if (setops_gpu_cache_size_mb >= 0)
+			capacity[d] = (Size) ((double) setops_gpu_cache_size_mb * 1024 * 1024 * share);
+		else if (emulating())
+			capacity[d] = (Size) 256 * 1024 * 1024;
+		else
+		{
+			/* a quarter of all device memory, shared by weight, within each device's */
+			capacity[d] = (Size) Min(total_memory * 0.25 * share,
+									 setops_service->devices[d].total_memory * 0.5);
+		}
+		while (used[d] > capacity[d] && (e = oldest_on(d)) != NULL)
+		{
+			drop_entry(e, true);
+			publish(d, count_evictions, 1);
+		}
+	}
+	publish(0, count_nothing, 0);
+}
+
+/*
+ * The keys cached under key, or false; counted as a hit or a miss unless
+ * this is a backend's retry after sending what was missing.
+ */
+bool
+service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n, const void **keys,
+					 int *device)
+{
+	CacheEntry *e = hash_search(entries, key, HASH_FIND, NULL);
+
+	if (e != NULL)
+	{
+		check_epoch(e->device);
+		/* (a reset of its device may just have dropped it) */
+		e = hash_search(entries, key, HASH_FIND, NULL);
+	}
+	if (e == NULL)
+	{
+		if (count)
+			publish(0, count_misses, 1);
+		return false;
+	}
+	dlist_move_head(&lru, &e->lru);
+	*n = e->n;
+	*keys = e->keys;
+	*device = e->device;
+	if (count)
+		publish(e->device, count_hits, 1);
+	return true;
+}
+
+/*
+ * One piece of a REQ_CACHE_PUT: keys [put_offset, put_offset + na) of the
+ * put_total keys of a_key's array, at the slot's off_a.  The last piece
+ * checks the order and makes the entry visible; an array out of order is
+ * answered with unsorted_pos and not kept.  An array larger than the
+ * cache is refused (UNAVAILABLE): the backend sends it with the request.
+ */
+void
+service_cache_put(ServiceSlot *slot, int slot_index)
+{
+	PendingPut *p = &pending[slot_index];
+	size_t		ks = setops_key_size(slot->key_type);
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	slot->unsorted_arg = 0;
+	slot->unsorted_pos = -1;
+	if (slot->put_offset == 0)
+	{
+		Size		bytes = (Size) slot->put_total * ks;
+		int			device = place(bytes);
+
+		drop_pending(slot_index, true);
+		/* a reset of the device drops what it held first (this put included) */
+		if (device >= 0)
+			check_epoch(device);
+		p->active = true;
+		p->key = slot->a_key;
+		p->n = slot->put_total;
+		p->bytes = bytes;
+		p->device = Max(device, 0);
+		p->skip = hash_search(entries, &p->key, HASH_FIND, NULL) != NULL;
+		if (!p->skip)
+		{
+			if (device < 0 || !make_room(device, bytes))
+			{
+				snprintf(errbuf, sizeof(errbuf),
+						 "an array of %zu bytes does not fit the device cache (setops.gpu_cache_size)",
+						 bytes);
+				status = SETOPS_GPU_UNAVAILABLE;
+			}
+			else
+			{
+				CacheEntry *e;
+
+				p->epoch = current_epoch(device);
+				status = store_alloc(device, bytes, &p->keys, errbuf, sizeof(errbuf));
+				/* other device memory (the pools) may leave less than capacity: evict more */
+				while (status == SETOPS_GPU_OUT_OF_MEMORY && (e = oldest_on(device)) != NULL)
+				{
+					drop_entry(e, true);
+					publish(device, count_evictions, 1);
+					status = store_alloc(device, bytes, &p->keys, errbuf, sizeof(errbuf));
+				}
+				if (status == SETOPS_GPU_OUT_OF_MEMORY)
+					status = SETOPS_GPU_UNAVAILABLE;	/* sent with the request instead */
+				if (status == SETOPS_GPU_OK)
+				{
+					used[device] += bytes;
+					p->counted = true;
+				}
+			}
+			if (status != SETOPS_GPU_OK)
+				memset(p, 0, sizeof(*p));
+		}
+	}
+	else
+	{
+		bool		was_active = p->active && !p->skip;
+
+		/* a reset of the device since the first piece dropped this put */
+		if (was_active)
+			check_epoch(p->device);
+		if (was_active && !p->active)
+		{
+			snprintf(errbuf, sizeof(errbuf), "the GPU was reset while the array was being cached");
+			status = SETOPS_GPU_UNAVAILABLE;
+		}
+		else if (!p->active || memcmp(&p->key, &slot->a_key, sizeof(SetopsCacheKey)) != 0 ||
+				 p->n != slot->put_total)
+		{
+			snprintf(errbuf, sizeof(errbuf), "internal error: a cache piece without its start");
+			status = SETOPS_GPU_ERROR;
+		}
+	}
+	if (status == SETOPS_GPU_OK && slot->put_offset + slot->na > p->n)
+	{
+		snprintf(errbuf, sizeof(errbuf), "internal error: a cache piece past its array's end");
+		status = SETOPS_GPU_ERROR;
+	}
+	if (status == SETOPS_GPU_OK && !p->skip)
+		status = store_write(p->device, p->keys, slot->put_offset * ks,
+							 service_slot_data(slot) + slot->off_a, slot->na * ks,
+							 errbuf, sizeof(errbuf));
+	/* the last piece: order checked once, then the entry answers */
+	if (status == SETOPS_GPU_OK && !p->skip && slot->put_offset + slot->na == p->n)
+	{
+		int64		pos;
+
+		status = store_first_unsorted(p->device, (SetopsKeyType) slot->key_type, p->keys, p->n,
+									  &pos, errbuf, sizeof(errbuf));
+		if (status == SETOPS_GPU_OK && pos >= 0)
+		{
+			slot->unsorted_arg = 1;
+			slot->unsorted_pos = pos;
+			drop_pending(slot_index, true);
+		}
+		else if (status == SETOPS_GPU_OK)
+		{
+			bool		found;
+			CacheEntry *e = hash_search(entries, &p->key, HASH_ENTER, &found);
+
+			if (found)
+			{
+				/* another backend cached the same array meanwhile: keep that one */
+				dlist_move_head(&lru, &e->lru);
+				drop_pending(slot_index, true);
+			}
+			else
+			{
+				e->keys = p->keys;
+				e->device = p->device;
+				e->epoch = p->epoch;
+				e->n = p->n;
+				e->bytes = p->bytes;
+				dlist_push_head(&lru, &e->lru);
+				nentries[e->device]++;
+				memset(p, 0, sizeof(*p));	/* the entry owns the memory and its bytes now */
+				publish(e->device, count_nothing, 0);
+			}
+		}
+	}
+	if (status == SETOPS_GPU_OK && p->skip && slot->put_offset + slot->na == p->n)
+		memset(p, 0, sizeof(*p));
+	if (status != SETOPS_GPU_OK)
+		drop_pending(slot_index, true);
+	slot->status = status;
+	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
+}
+
+/* A slot's request ended otherwise (abandoned, another kind): drop its put. */
+void
+service_cache_slot_done(int slot_index)
+{
+	if (pending != NULL && pending[slot_index].active)
+		drop_pending(slot_index, true);
+}
