@@ -46,17 +46,25 @@ OBJS = \
 	extension/args/mapped_buffer.o \
 	extension/exec/dispatch.o \
 	extension/exec/batch.o \
+	extension/exec/aggregate.o \
+	extension/exec/devices.o \
 	extension/service/client.o \
-	extension/service/batch.o \
-	extension/service/stage.o \
+	extension/service/client_batch.o \
+	extension/service/client_stage.o \
 	extension/service/worker.o \
+	extension/service/worker_batch.o \
+	extension/service/worker_stage.o \
 	extension/service/device_cache.o \
+	extension/service/gpu_device.o \
+	extension/service/emulated_device.o \
 	$(ENGINE_SRCS:.c=.o) \
 	engine/cpu/packed_codec.o \
 	engine/cpu/copy_threads.o
 
 # the repository root (engine/...) and extension/ (setops.h, layer/...)
 PG_CPPFLAGS = -I$(srcdir) -I$(srcdir)/extension
+# a function a layer does not include the header of is an error, not a guess
+PG_CFLAGS = -Werror=implicit-function-declaration
 
 REGRESS_OPTS = --inputdir=test/regress --outputdir=test/regress
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
@@ -95,7 +103,7 @@ EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/
 	test/gpu/packed_encode_test test/gpu/device_hog test/gpu/*.o
 
 # Test hooks (SQL-callable functions the suites declare for themselves, in
-# stored_value.c and agg_funcs.c) exist only in builds for the tests:
+# args/stored_value.c and funcs/agg_funcs.c) exist only in builds for the tests:
 # make SETOPS_TEST_HOOKS=yes (scripts/test.sh and the GPU machine's bundle
 # do; make installcheck needs such a build installed).  The choice sticks
 # in extension/test_hooks.h until SETOPS_TEST_HOOKS=no or make clean;
@@ -163,7 +171,13 @@ GPU_TEST_ENGINE = $(patsubst engine/cpu/%.c,test/gpu/engine_%.o,$(ENGINE_SRCS))
 GPU_TEST_PACKED = test/gpu/engine_packed_codec.o
 GPU_TEST_HDRS = $(wildcard test/gpu/*.h test/common/*.h) engine/cpu/packed_codec.h $(ENGINE_HDRS)
 
-test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test: GPU_TEST_LINK = $(GPU_TEST_ENGINE)
+# the fault injection of engine/gpu/setops_api.cu exists only in this build
+# of it, linked before the archive so that the archive's is not used
+test/gpu/setops_api_hooks.o: engine/gpu/setops_api.cu $(wildcard engine/gpu/*.h engine/gpu/*.cuh engine/common/*.h)
+	$(NVCC) $(NVCC_FLAGS) -DSETOPS_GPU_TEST_HOOKS -c $< -o $@
+test/gpu/kernel_test: test/gpu/setops_api_hooks.o
+test/gpu/kernel_test: GPU_TEST_LINK = test/gpu/setops_api_hooks.o $(GPU_TEST_ENGINE)
+test/gpu/multi_device_test test/gpu/batch_test: GPU_TEST_LINK = $(GPU_TEST_ENGINE)
 test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench: GPU_TEST_LINK = $(GPU_TEST_PACKED)
 GPU_TESTS = test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test test/gpu/kernel_bench \
 	test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench

@@ -1,9 +1,9 @@
 /*
- * setops.c
+ * module.c
  *	  Module load: GUCs and interrupt hooks.
  *
  * _PG_init only registers settings, function pointers and, when preloaded,
- * the GPU service (gpu_service.c).  It never touches CUDA: the library may
+ * the GPU service (service/worker.c).  It never touches CUDA: the library may
  * be loaded by the postmaster, and a CUDA context must not exist in a
  * process that forks backends.  Only the service's worker creates one.
  */
@@ -16,8 +16,9 @@
 #include "utils/guc.h"
 
 #include "setops.h"
+#include "exec/exec.h"
+#include "service/worker.h"
 #include "engine/cpu/engine.h"
-#include "service/service.h"
 
 PG_MODULE_MAGIC;
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite of setops and exits non-zero on any failure:
+#   0. the layering of the sources (scripts/check_layers.sh: no #include
+#      points up a layer);
 #   1. C unit tests of the CPU engine (test/unit), and the benchmarks
 #      outside PostgreSQL in their smoke mode;
 #   2. inside PostgreSQL, once per setops.device mode (cpu and auto, and gpu
@@ -53,6 +55,7 @@ run_suite() {		# name, command...
 	fi
 }
 
+run_suite "layers (no include points up)" bash scripts/check_layers.sh
 run_suite "C unit tests (CPU engine)" make -s unittest PG_CONFIG="$PG_CONFIG"
 [ "${SETOPS_TEST_BENCH:-1}" = 1 ] &&
 	run_suite "benchmarks outside PostgreSQL (smoke)" bash test/bench/smoke.sh host

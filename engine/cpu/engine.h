@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "../common/setop_kind.h"
 #include "../common/segd.h"
@@ -231,6 +232,64 @@ setops_cpu_split(SetopsOp op, SetopsKeyType type, const void *a, int64_t na,
 		setops_cpu_split_i64(op, (const int64_t *) a, na, (const int64_t *) b, nb, d, a_end, b_end);
 	else
 		setops_cpu_split_i32(op, (const int32_t *) a, na, (const int32_t *) b, nb, d, a_end, b_end);
+}
+
+/* Sort ascending in place (distinct: and drop repeats); tmp holds n keys.  The kept count. */
+static inline int64_t
+setops_cpu_sort(SetopsKeyType type, void *keys, int64_t n, int distinct, void *tmp)
+{
+	if (n < 2)
+		return n;
+	if (type == SETOPS_KEY_INT64)
+	{
+		setops_cpu_sort_i64((int64_t *) keys, n, (int64_t *) tmp);
+		return distinct ? setops_cpu_unique_i64((int64_t *) keys, n) : n;
+	}
+	setops_cpu_sort_i32((int32_t *) keys, n, (int32_t *) tmp);
+	return distinct ? setops_cpu_unique_i32((int32_t *) keys, n) : n;
+}
+
+/*
+ * op (INTERSECT, UNION or MERGE) over nruns sorted runs held one after the
+ * other in in (lengths[i] keys each), in log2(nruns) rounds: round r
+ * combines runs 2k and 2k+1 of round r-1, writing into buf0 and buf1 in
+ * turn (each room for all the keys + SETOPS_CPU_OUTPUT_SLACK; buf1 may be
+ * in itself, whose keys the first round has read).  scratch holds 4 *
+ * nruns int64.  Returns which buffer holds the result (0 or 1; -1: in, a
+ * single run), its count in *n.
+ */
+extern int	setops_cpu_reduce_rounds(SetopsOp op, SetopsKeyType type, const void *in,
+									 const int64_t *lengths, int64_t nruns, void *buf0,
+									 void *buf1, int64_t *scratch, int64_t *n);
+
+/*
+ * Pairs' values by the positions the engine reported (out_pos): value i of
+ * dst is a_vals[pos[i]] if pos[i] < na, else b_vals[pos[i] - na]; each
+ * value stride bytes.
+ */
+static inline void
+setops_cpu_gather_values(char *dst, const int64_t *pos, int64_t n, const char *a_vals,
+						 int64_t na, const char *b_vals, int stride)
+{
+	int64_t		i;
+
+#define GATHER_WORDS(WORD) \
+	do { \
+		const WORD *as = (const WORD *) a_vals; \
+		const WORD *bs = (const WORD *) b_vals; \
+		WORD	   *d = (WORD *) dst; \
+		for (i = 0; i < n; i++) \
+			d[i] = pos[i] < na ? as[pos[i]] : bs[pos[i] - na]; \
+	} while (0)
+	if (stride == 8)
+		GATHER_WORDS(uint64_t);
+	else if (stride == 4)
+		GATHER_WORDS(uint32_t);
+	else
+		for (i = 0; i < n; i++)
+			memcpy(dst + i * stride, pos[i] < na ? a_vals + pos[i] * stride :
+				   b_vals + (pos[i] - na) * stride, stride);
+#undef GATHER_WORDS
 }
 
 /*

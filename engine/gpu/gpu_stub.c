@@ -51,11 +51,6 @@ setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 	return SETOPS_GPU_UNAVAILABLE;
 }
 
-void
-setops_gpu_debug_inject_fault(void)
-{
-}
-
 int64_t
 setops_gpu_pool_bytes(void)
 {

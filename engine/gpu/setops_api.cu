@@ -31,6 +31,8 @@ SETOPS_DEFINE_SEARCHES(host64, int64_t, int64_t)
 /* Elements per launch: bounds device memory and the time to a cancel. */
 #define GPU_CHUNK ((int64_t) 1 << 25)
 
+#ifdef SETOPS_GPU_TEST_HOOKS
+/* test builds only (test/gpu/kernel_test links this file built so) */
 static bool inject_fault = false;
 
 extern "C" void
@@ -44,6 +46,7 @@ fault_kernel(int *p)
 {
 	*p = 1;
 }
+#endif							/* SETOPS_GPU_TEST_HOOKS */
 
 int64_t
 gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
@@ -202,11 +205,13 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 										 pool->dev + off_pb, (void *) l.b, pool->stream),
 				   "decoding argument 2");
 	CHECK_CUDA(cudaEventRecord(pool->ev[3], pool->stream), "recording an event");
+#ifdef SETOPS_GPU_TEST_HOOKS
 	if (inject_fault)
 	{
 		inject_fault = false;
 		fault_kernel<<<1, 1, 0, pool->stream>>>((int *) 16);
 	}
+#endif
 	CHECK_CUDA(setop_enqueue(&l, pool->stream), "launching the set operation");
 	CHECK_CUDA(cudaEventRecord(pool->ev[2], pool->stream), "recording an event");
 	CHECK_CUDA(cudaMemcpyAsync(pool->pinned, setop_results(l.scratch), sizeof(SetopResults),

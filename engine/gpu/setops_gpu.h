@@ -283,7 +283,8 @@ extern SetopsGpuStatus setops_gpu_keys_first_unsorted(SetopsKeyType key_type, co
 													  char *errbuf, size_t errlen);
 
 /* Make the next GPU operation fail with a real device fault (a kernel
- * reading an invalid address), to test recovery from sticky errors. */
+ * reading an invalid address), to test recovery from sticky errors.  Only
+ * in builds for the tests (SETOPS_GPU_TEST_HOOKS: test/gpu/kernel_test). */
 extern void setops_gpu_debug_inject_fault(void);
 
 /* Device memory held by this process's pools, in bytes. */

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 
 #include "setops.h"
+#include "args/args.h"
 #include "engine/cpu/engine.h"
 
 /*
@@ -395,38 +396,10 @@ setops_result_finish(SetopsResult *res, int64 n, const char *fname)
 	return PointerGetDatum(arr);
 }
 
-/*
- * Values of pairs, moved by source position: A's at 0..na-1, B's at na....
- * Element sizes of 4 and 8 bytes (int4, int8, float4, float8, ...) get
- * word copies; other fixed widths a memcpy each.
- */
-#define GATHER(WORD)														\
-	do {																	\
-		const WORD *as = (const WORD *) av->data;							\
-		const WORD *bs = (const WORD *) (bv ? bv->data : NULL);				\
-		WORD	   *d = (WORD *) dst;										\
-		for (i = 0; i < n; i++)												\
-			d[i] = pos[i] < na ? as[pos[i]] : bs[pos[i] - na];				\
-	} while (0)
-
+/* Pairs' values by the positions the engine reported (the engine's gather). */
 void
 setops_gather_values(char *dst, const int64 *pos, int64 n,
 					 const SetopsValues *av, const SetopsValues *bv)
 {
-	int64		na = av->n,
-				i;
-	int			stride = av->stride;
-
-	if (stride == 8)
-		GATHER(uint64);
-	else if (stride == 4)
-		GATHER(uint32);
-	else
-		for (i = 0; i < n; i++)
-		{
-			const char *src = pos[i] < na ? av->data + pos[i] * stride :
-				bv->data + (pos[i] - na) * stride;
-
-			memcpy(dst + i * stride, src, stride);
-		}
+	setops_cpu_gather_values(dst, pos, n, av->data, av->n, bv ? bv->data : NULL, av->stride);
 }

@@ -17,6 +17,7 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
+#include "args/args.h"
 
 #ifdef __linux__
 #include <sys/mman.h>

@@ -11,6 +11,7 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
+#include "args/args.h"
 #include "engine/cpu/packed_codec.h"
 
 /* Decode a checked value into keys; NULL, or why its keys would not ascend. */
@@ -168,4 +169,93 @@ setops_keys_materialize(SetopsKeys *keys, const char *fname)
 	t0 = setops_now_ms();
 	keys->data = setops_packed_decode(keys->packed, fname, keys->argno);
 	setops_last.decode_ms += setops_now_ms() - t0;
+}
+
+const char *
+setops_packed_type_name(SetopsKeyType type)
+{
+	return type == SETOPS_KEY_INT64 ? "packed_int8" : "packed_int4";
+}
+
+/*
+ * Bytes from outside (receive, bytea): check everything a reader relies on,
+ * including that the keys decode in ascending order.
+ */
+struct varlena *
+setops_packed_from_untrusted(const char *bytes, size_t len, SetopsKeyType type,
+					  const char *fname)
+{
+	size_t		size = VARHDRSZ + len;
+	struct varlena *v;
+	const PackedHeader *h;
+	const char *msg;
+
+	if (size < sizeof(PackedHeader) || size > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("%s: invalid packed value: %zu bytes", fname, len),
+				 errhint("Build packed values with array_pack() or a cast from %s.",
+						 type == SETOPS_KEY_INT64 ? "int8[]" : "int4[]")));
+	/* palloc'd, so 8-byte aligned as the format's sections require */
+	v = palloc(size);
+	SET_VARSIZE(v, size);
+	memcpy(VARDATA(v), bytes, len);
+	h = (const PackedHeader *) v;
+	msg = setops_packed_check(v, size);
+	if (msg == NULL && h->key_bytes != setops_key_size(type))
+		msg = "its key size does not match the type";
+	if (msg == NULL && h->n > (int64) MaxArraySize)
+		msg = "it holds more keys than an array can";
+	if (msg == NULL)
+	{
+		/* the keys must come out ascending: decode once to see */
+		void	   *keys = palloc_extended(Max(h->n, 1) * (size_t) h->key_bytes,
+										   MCXT_ALLOC_HUGE);
+
+		msg = setops_packed_decode_into(h, keys);
+		pfree(keys);
+	}
+	if (msg != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("%s: invalid %s value: %s", fname, setops_packed_type_name(type), msg),
+				 errhint("Build packed values with array_pack() or a cast from %s.",
+						 type == SETOPS_KEY_INT64 ? "int8[]" : "int4[]")));
+	return v;
+}
+
+/* Keys in a packed value, from its header alone (fetched by itself). */
+int64
+setops_packed_count(Datum datum, const char *fname)
+{
+	struct varlena *v = PG_DETOAST_DATUM_SLICE(datum, 0, sizeof(PackedHeader) - VARHDRSZ);
+	const PackedHeader *h = (const PackedHeader *) v;
+
+	if (VARSIZE(v) < sizeof(PackedHeader) || h->version != PACKED_VERSION ||
+		h->n < 0 || h->n > (int64) MaxArraySize)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s: argument 1 is a corrupt packed value", fname)));
+	return h->n;
+}
+
+/*
+ * A read packed argument's first key, from chunk 0's base in its bytes
+ * (undecoded); false when it is empty.
+ */
+bool
+setops_packed_first_key(const SetopsKeys *keys, int64 *key)
+{
+	const PackedHeader *h = (const PackedHeader *) keys->packed;
+	PackedLayout layout;
+
+	if (h->n == 0)
+		return false;
+	/* checked values: their layouts are valid */
+	packed_layout(h, &layout);
+	if (keys->type == SETOPS_KEY_INT64)
+		*key = *(const int64 *) ((const char *) h + layout.bases);
+	else
+		*key = *(const int32 *) ((const char *) h + layout.bases);
+	return true;
 }

@@ -37,8 +37,8 @@
 #include "utils/snapmgr.h"
 
 #include "setops.h"
+#include "args/args.h"
 #include "test_hooks.h"
-#include "service/service.h"
 #include "engine/common/packed_format.h"
 
 /* Bytes of the first chunk kept: the largest header read from it. */
@@ -311,14 +311,15 @@ stored_count(const SetopsCacheKey *key, bool compressed, const char *head, int h
 }
 
 /*
- * Argument argidx as setops_read_arg reads it, except that a large stored
- * array or packed value bound for the GPU service is left unread, by its
- * identity.  Only operations that go through setops_run_setop(_packed)
- * take arguments this way.
+ * Argument argidx as setops_read_arg reads it, except that a stored array
+ * or packed value of at least min_keys keys is left unread, by its
+ * identity (min_keys < 0: never; the router says, setops_identity_min_keys).
+ * Only operations that go through setops_run_setop(_packed) and
+ * setops_run_count take arguments this way.
  */
 void
 setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const char *fname,
-					   SetopsKeys *keys)
+					   SetopsKeys *keys, int64 min_keys)
 {
 	Datum		datum = PG_GETARG_DATUM(argidx);
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
@@ -332,8 +333,7 @@ setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const cha
 	Oid			elemtype = InvalidOid;
 	SetopsKeyType type;
 
-	if (setops_device == SETOPS_DEVICE_CPU || !OidIsValid(argtype) ||
-		!VARATT_IS_EXTERNAL_ONDISK(ptr) || !setops_service_caches())
+	if (min_keys < 0 || !OidIsValid(argtype) || !VARATT_IS_EXTERNAL_ONDISK(ptr))
 	{
 		setops_read_arg(fcinfo, argidx, argno, fname, keys);
 		return;
@@ -347,10 +347,9 @@ setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const cha
 	else
 		type = SETOPS_KEY_INT32;	/* until the header says */
 
-	/* in auto, arrays too small for the GPU are not worth the probe */
+	/* arrays too small for the GPU are not worth the probe */
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptr);
-	if (setops_device == SETOPS_DEVICE_AUTO &&
-		toast_pointer.va_rawsize / (int64) setops_key_size(type) < setops_gpu_min_elements / 2)
+	if (toast_pointer.va_rawsize / (int64) setops_key_size(type) < min_keys)
 	{
 		setops_read_arg(fcinfo, argidx, argno, fname, keys);
 		return;

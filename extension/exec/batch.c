@@ -13,8 +13,10 @@
 #include "miscadmin.h"
 
 #include "setops.h"
+#include "args/args.h"
+#include "exec/exec.h"
+#include "service/client.h"
 #include "engine/cpu/engine.h"
-#include "service/service.h"
 
 int64
 setops_batch_output_bound(const SetopsBatch *batch)
@@ -132,52 +134,7 @@ setops_run_batch(const char *fname, const SetopsBatch *batch, void *out,
 	return cpu_batch(batch, out, out_lengths, out_pos);
 }
 
-/*
- * One round on the CPU: runs 2k and 2k+1 of cur (lengths len, m runs) into
- * out, an odd last run copied after; returns the new run count, their
- * lengths in out_len.
- */
-static int64
-cpu_reduce_round(SetopsOp op, SetopsKeyType type, const char *cur, const int64 *len,
-				 int64 m, char *out, int64 *out_len)
-{
-	size_t		ks = setops_key_size(type);
-	int64		npairs = m / 2,
-				k,
-				start,
-				n;
-	int64	   *a_len = palloc(sizeof(int64) * npairs * 4);
-	int64	   *b_len = a_len + npairs;
-	int64	   *a_start = b_len + npairs;
-	int64	   *b_start = a_start + npairs;
-	SetopsBatch batch;
-
-	start = setops_segd_round_pairs(len, m, a_start, a_len, b_start, b_len);
-	memset(&batch, 0, sizeof(batch));
-	batch.op = op;
-	batch.type = type;
-	batch.a = cur;
-	batch.b = cur;
-	batch.as.nsegs = batch.bs.nsegs = npairs;
-	batch.as.lengths = a_len;
-	batch.as.starts = a_start;
-	batch.bs.lengths = b_len;
-	batch.bs.starts = b_start;
-	for (k = 0; k < npairs; k++)
-	{
-		batch.as.total += a_len[k];
-		batch.bs.total += b_len[k];
-	}
-	n = cpu_batch(&batch, out, out_len, NULL);
-	if (m % 2 == 1)
-	{
-		memcpy(out + n * ks, cur + start * ks, len[m - 1] * ks);
-		out_len[npairs] = len[m - 1];
-	}
-	pfree(a_len);
-	return npairs + m % 2;
-}
-
+/* The CPU engine's rounds into palloc'd buffers; the result's buffer. */
 void *
 setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys, const int64 *lengths,
 					 int64 nruns, int64 total, int64 *n)
@@ -185,39 +142,26 @@ setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys, const in
 	size_t		ks = setops_key_size(type);
 	size_t		bytes = (total + SETOPS_CPU_OUTPUT_SLACK) * ks;
 	char	   *buf[2];
-	const char *cur = keys;
-	int64	   *len = palloc(sizeof(int64) * nruns);
-	int64	   *next_len = palloc(sizeof(int64) * nruns);
-	int64		m = nruns;
-	int			r = 0;
+	int64	   *scratch = palloc(sizeof(int64) * 4 * nruns);
+	int			r;
 
 	buf[0] = palloc_extended(bytes, MCXT_ALLOC_HUGE);
 	buf[1] = nruns > 2 ? palloc_extended(bytes, MCXT_ALLOC_HUGE) : NULL;
 	setops_advise_huge_pages(buf[0], bytes);
 	if (buf[1])
 		setops_advise_huge_pages(buf[1], bytes);
-	memcpy(len, lengths, sizeof(int64) * nruns);
-	if (nruns == 1)
-		memcpy(buf[0], keys, total * ks);
-	while (m > 1)
+	r = setops_cpu_reduce_rounds(op, type, keys, lengths, nruns, buf[0], buf[1], scratch, n);
+	pfree(scratch);
+	if (r < 0)
 	{
-		int64	   *t;
-
-		m = cpu_reduce_round(op, type, cur, len, m, buf[r], next_len);
-		cur = buf[r];
-		t = len;
-		len = next_len;
-		next_len = t;
-		r ^= 1;
-		CHECK_FOR_INTERRUPTS();
+		/* one run: the answer is a copy of it */
+		memcpy(buf[0], keys, total * ks);
+		return buf[0];
 	}
-	*n = len[0];
 	/* the buffer not holding the answer goes */
 	if (buf[1])
-		pfree(cur == buf[0] ? buf[1] : buf[0]);
-	pfree(len);
-	pfree(next_len);
-	return nruns == 1 ? buf[0] : (void *) cur;
+		pfree(buf[r ^ 1]);
+	return buf[r];
 }
 
 void *

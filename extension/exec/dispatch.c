@@ -10,7 +10,7 @@
  *                         failure falls back to the CPU engine, logged once
  *                         per backend at LOG and afterwards at DEBUG1.
  * Both sides give identical results; users never see two behaviours.
- * The GPU is reached through the cluster's GPU service (service.h): this
+ * The GPU is reached through the cluster's GPU service (service/client.h): this
  * backend never creates a CUDA context.
  */
 #include "postgres.h"
@@ -18,9 +18,11 @@
 #include "miscadmin.h"
 
 #include "setops.h"
+#include "args/args.h"
+#include "exec/exec.h"
+#include "service/client.h"
 #include "engine/cpu/engine.h"
 #include "engine/cpu/packed_codec.h"
-#include "service/service.h"
 
 static bool gpu_failure_logged = false;
 
@@ -574,6 +576,15 @@ setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 	return setops_sort_on_cpu(type, keys, n, distinct);
 }
 
+int64
+setops_identity_min_keys(void)
+{
+	if (setops_device == SETOPS_DEVICE_CPU || !setops_service_caches())
+		return -1;
+	/* in auto, arrays too small for the GPU are not worth the probe */
+	return setops_device == SETOPS_DEVICE_AUTO ? setops_gpu_min_elements / 2 : 0;
+}
+
 /* The CPU engine's sort (distinct: and unique) in place; the kept count. */
 int64
 setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool distinct)
@@ -583,18 +594,7 @@ setops_sort_on_cpu(SetopsKeyType type, void *keys, int64 n, bool distinct)
 	if (n < 2)
 		return n;
 	tmp = palloc_extended(n * setops_key_size(type), MCXT_ALLOC_HUGE);
-	if (type == SETOPS_KEY_INT64)
-	{
-		setops_cpu_sort_i64(keys, n, tmp);
-		if (distinct)
-			n = setops_cpu_unique_i64(keys, n);
-	}
-	else
-	{
-		setops_cpu_sort_i32(keys, n, tmp);
-		if (distinct)
-			n = setops_cpu_unique_i32(keys, n);
-	}
+	n = setops_cpu_sort(type, keys, n, distinct, tmp);
 	pfree(tmp);
 	return n;
 }

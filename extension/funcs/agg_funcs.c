@@ -1,33 +1,8 @@
 /*
  * agg_funcs.c
- *	  array_intersect_agg, array_union_agg and array_merge_agg.
- *
- * The transition state is segmented: every row's keys appended to one
- * buffer, and a descriptor of run lengths, in the aggregate's memory
- * context.  The final function reduces it with setops_run_reduce, in
- * log2(rows) rounds, each round one batch over all pairs of that round (on
- * the GPU when chosen, else the CPU engine).  So no row is combined on its
- * own, and each key is combined about log2(rows) times.
- *
- * Memory is bounded by reducing in place: when the state passes
- * agg_reduce_bytes (or twice its size after the last reduction, so that a
- * state that does not shrink is not reduced again at every row), it
- * becomes one run and rows are appended after it.  An intersection then
- * stays about as small as its smallest row.
- *
- * A union or merge state that passes setops.agg_stream_min_size streams
- * instead: each row goes to the GPU as it comes (service_stage.c), into the
- * stage the final function's rounds then run on, and only the descriptor
- * stays here.  That saves appending every row to host memory and copying
- * it all towards the device at the end: the two passes over the state that
- * cost most once the rounds run on the GPU.  What needs the keys on the
- * host (serializing for a parallel leader, a final that cannot use the
- * GPU) reduces them there or reads them back first.
- *
- * All three are commutative and associative on multisets of keys, so the
- * result does not depend on row order nor on where reductions happen, and
- * partial aggregation (here by parallel workers, elsewhere by Citus's
- * workers) gives identical answers.
+ *	  array_intersect_agg, array_union_agg and array_merge_agg: their
+ *	  support functions.  The state and its reductions are
+ *	  exec/aggregate.c's.
  *
  * Since 0.3 the state is a value of type setops_agg_state, not internal:
  * engines that split aggregates across servers (Citus) refuse pseudo-type
@@ -47,9 +22,10 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
+#include "args/args.h"
+#include "exec/exec.h"
+#include "exec/aggregate.h"
 #include "test_hooks.h"
-#include "service/service.h"
-#include "engine/cpu/engine.h"
 
 PG_FUNCTION_INFO_V1(setops_intersect_agg_trans);
 PG_FUNCTION_INFO_V1(setops_union_agg_trans);
@@ -64,61 +40,6 @@ PG_FUNCTION_INFO_V1(setops_agg_combine);
 PG_FUNCTION_INFO_V1(setops_agg_serialize);
 PG_FUNCTION_INFO_V1(setops_agg_deserialize);
 
-struct AggStateObject;
-
-/*
- * Keys and descriptor bytes past which a state is reduced in place.  An
- * intersection shrinks, so it is reduced early (the pgTAP suite
- * 10_agg_batches.sql has groups larger than this).  A union or a merge
- * rarely shrinks much, and each reduction in place is one more trip of the
- * whole state to the GPU and back: they wait until the state is large.
- * The code path is the same for all three.
- */
-#define AGG_REDUCE_BYTES	((Size) 32 * 1024 * 1024)
-#define AGG_REDUCE_BYTES_GROWING	((Size) 512 * 1024 * 1024)
-#define agg_reduce_bytes(op) \
-	((op) == SETOPS_OP_INTERSECT ? AGG_REDUCE_BYTES : AGG_REDUCE_BYTES_GROWING)
-
-/*
- * Past this size the keys move to a mapping of their own that grows in
- * place with huge pages (mapped_buffer.c); below it, many groups of small
- * rows stay in palloc'd memory.  For an intersection, above
- * AGG_REDUCE_BYTES, so that one reduced in place at every 32 MB does not
- * map and unmap each time.  Not under hash aggregation: it measures its
- * groups' memory contexts to decide when to spill, and a mapping would
- * hide the state from it.
- */
-#define AGG_MAPPED_BYTES	((Size) 32 * 1024 * 1024)
-#define agg_mapped_bytes(op) \
-	((op) == SETOPS_OP_INTERSECT ? 2 * AGG_REDUCE_BYTES : AGG_MAPPED_BYTES)
-
-/* first capacities: many groups of small rows stay small */
-#define AGG_INITIAL_KEYS	64
-#define AGG_INITIAL_RUNS	8
-
-typedef struct SetopsAggState
-{
-	SetopsOp	op;				/* INTERSECT, UNION or MERGE */
-	SetopsKeyType type;
-	MemoryContext cxt;			/* where keys and lengths live */
-	char	   *keys;			/* the runs, one after the other */
-	int64		nkeys;
-	int64		maxkeys;
-	bool		keys_owned;		/* false: keys point into a serialized state */
-	bool		may_map;		/* see agg_mapped_bytes */
-	SetopsMappedBuffer mapped;	/* keys, once large and may_map */
-	bool		may_stream;		/* see agg_may_stream */
-	SetopsStageStream *stream;	/* non-NULL: the keys are on the device, not here */
-	bool		rows_are_arrays;	/* int4[] or int8[] rows (not packed ones) */
-	double		stream_ms;		/* in transition calls that streamed */
-	int64	   *lengths;		/* the descriptor: each run's length */
-	int64		nruns;			/* >= 1 once a non-NULL row was seen */
-	int64		maxruns;
-	bool		head_reduced;	/* run 0 is the result of a reduction */
-	Size		reduce_at;		/* reduce in place past this many bytes */
-	struct AggStateObject *object;	/* its setops_agg_state value; NULL: internal */
-} SetopsAggState;
-
 /* A setops_agg_state value in a backend: see the file's header. */
 typedef struct AggStateObject
 {
@@ -126,19 +47,7 @@ typedef struct AggStateObject
 	SetopsAggState *state;
 } AggStateObject;
 
-static const char *
-agg_name(SetopsOp op)
-{
-	switch (op)
-	{
-		case SETOPS_OP_INTERSECT:
-			return "array_intersect_agg";
-		case SETOPS_OP_UNION:
-			return "array_union_agg";
-		default:
-			return "array_merge_agg";
-	}
-}
+/* ---- the state's flat form, and its setops_agg_state value ---- */
 
 /* May this call's states map their keys?  Not under hash aggregation. */
 static bool
@@ -164,486 +73,16 @@ agg_may_stream(FunctionCallInfo fcinfo)
 	return fcinfo->context && IsA(fcinfo->context, AggState) && agg_may_map(fcinfo);
 }
 
-static SetopsAggState *
-agg_state_new(MemoryContext cxt, SetopsOp op, SetopsKeyType type, bool may_map,
-			  bool may_stream)
-{
-	SetopsAggState *state = MemoryContextAllocZero(cxt, sizeof(SetopsAggState));
-
-	state->op = op;
-	state->may_map = may_map && setops_mapped_available();
-	state->may_stream = may_stream;
-	state->type = type;
-	state->cxt = cxt;
-	state->maxkeys = AGG_INITIAL_KEYS;
-	state->keys = MemoryContextAlloc(cxt, state->maxkeys * setops_key_size(type));
-	state->keys_owned = true;
-	state->maxruns = AGG_INITIAL_RUNS;
-	state->lengths = MemoryContextAlloc(cxt, state->maxruns * sizeof(int64));
-	state->reduce_at = agg_reduce_bytes(op);
-	return state;
-}
-
-static Size
-agg_bytes(const SetopsAggState *state)
-{
-	return (Size) state->nkeys * setops_key_size(state->type) +
-		(Size) state->nruns * sizeof(int64);
-}
-
-/* An intersection known to be empty: no later row can change it. */
-static bool
-agg_known_empty(const SetopsAggState *state)
-{
-	return state->op == SETOPS_OP_INTERSECT && state->nruns == 1 &&
-		state->lengths[0] == 0;
-}
-
-/* Are cap keys to live in a mapping of their own (see agg_mapped_bytes)? */
-static bool
-agg_maps_keys(const SetopsAggState *state, int64 cap)
-{
-	return state->may_map && (Size) cap * setops_key_size(state->type) >= agg_mapped_bytes(state->op);
-}
-
-/* The state is now one reduced run of n keys. */
-static void
-agg_one_run(SetopsAggState *state, int64 n)
-{
-	state->nkeys = n;
-	state->lengths[0] = n;
-	state->nruns = 1;
-	state->head_reduced = true;
-}
-
-/* Room for need keys; the buffer at least doubles. */
-static void
-agg_grow_keys(SetopsAggState *state, int64 need)
-{
-	size_t		ks = setops_key_size(state->type);
-	int64		cap = Max(state->maxkeys * 2, need);
-
-	Assert(state->keys_owned);
-	if (state->keys == state->mapped.p)
-		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
-	else if (agg_maps_keys(state, cap))
-	{
-		char	   *old = state->keys;
-
-		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
-		memcpy(state->keys, old, state->nkeys * ks);
-		pfree(old);
-	}
-	else
-		state->keys = repalloc_huge(state->keys, cap * ks);
-	state->maxkeys = cap;
-}
-
-/* A buffer of cap keys, which the state owns: mapped when large. */
-static void
-agg_alloc_keys(SetopsAggState *state, int64 cap)
-{
-	size_t		ks = setops_key_size(state->type);
-
-	Assert(state->keys == NULL);
-	if (agg_maps_keys(state, cap))
-		state->keys = setops_mapped_grow(&state->mapped, cap * ks, state->cxt);
-	else
-		state->keys = MemoryContextAllocHuge(state->cxt, cap * ks);
-	state->keys_owned = true;
-	state->maxkeys = cap;
-}
-
-/* The keys are about to be replaced: free them if they are the state's. */
-static void
-agg_free_keys(SetopsAggState *state)
-{
-	if (state->keys == state->mapped.p)
-		setops_mapped_free(&state->mapped);
-	else if (state->keys_owned)
-		pfree(state->keys);
-	state->keys = NULL;
-}
-
-/* Should the state start streaming before it takes n more keys? */
-static bool
-agg_should_stream(const SetopsAggState *state, int64 n)
-{
-	int64		keys = state->nkeys + n;
-
-	if (!state->may_stream || state->op == SETOPS_OP_INTERSECT ||
-		setops_agg_stream_min_mb < 0 || setops_device == SETOPS_DEVICE_CPU ||
-		(Size) keys * setops_key_size(state->type) < (Size) setops_agg_stream_min_mb * 1024 * 1024 ||
-		!setops_service_reduce_fits(state->type, keys, state->nruns + 1))
-		return false;
-	return setops_gpu_usable(agg_name(state->op), keys);
-}
-
-/*
- * Send the keys held so far to the device and stream from now on; stay in
- * host memory when no stream can be had (this backend streams already, or
- * every slot of the service is busy) or the first put fails.
- */
-static void
-agg_stream_begin(SetopsAggState *state)
-{
-	char		errbuf[SETOPS_GPU_ERRLEN];
-	SetopsStageStream *s;
-
-	/* the stage is first sized for as much again; it grows as needed */
-	s = setops_service_stream_open(state->type, Min(2 * state->nkeys, INT_MAX / 2), state->cxt);
-	if (s == NULL)
-		return;					/* (tried again at the next row) */
-	if (setops_service_stream_put(s, state->keys, state->nkeys, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
-	{
-		elog(DEBUG1, "%s: keeping the rows in memory: %s", agg_name(state->op), errbuf);
-		setops_service_stream_close(s);
-		state->may_stream = false;
-		return;
-	}
-	agg_free_keys(state);
-	state->maxkeys = 0;
-	state->stream = s;
-}
-
-/*
- * Stop streaming: read the keys put so far back into host memory (the
- * first nkeys of them: a failed put may have sent part of one more row).
- */
-static void
-agg_unstream(SetopsAggState *state)
-{
-	SetopsStageStream *s = state->stream;
-	char		errbuf[SETOPS_GPU_ERRLEN];
-	SetopsGpuStatus status;
-
-	if (s == NULL)
-		return;
-	state->stream = NULL;
-	agg_free_keys(state);		/* a failed reduction's buffer */
-	agg_alloc_keys(state, Max(setops_service_stream_count(s), AGG_INITIAL_KEYS));
-	status = setops_service_stream_fetch(s, state->keys, errbuf, sizeof(errbuf));
-	setops_service_stream_close(s);
-	if (status != SETOPS_GPU_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("%s: the rows sent to the GPU could not be read back: %s",
-						agg_name(state->op), errbuf),
-				 errhint("Run the query again; with setops.agg_stream_min_size = -1 the rows stay in the backend's memory.")));
-}
-
-/* A GPU failure while streaming: an ERROR in gpu mode, else back to memory. */
-static void
-agg_stream_failed(SetopsAggState *state, SetopsGpuStatus status, const char *errbuf)
-{
-	setops_gpu_failed(agg_name(state->op), status, errbuf);
-	agg_unstream(state);
-}
-
-/*
- * Reduce a streaming state's runs on the device, the result into alloc's
- * buffer; the stream is closed either way.  False when the GPU failed (an
- * ERROR in gpu mode): the state is then back in host memory, unreduced.
- */
-static bool
-agg_stream_reduce(SetopsAggState *state, void *(*alloc) (int64 n, void *arg), void *arg,
-				  void **result, int64 *n)
-{
-	char		errbuf[SETOPS_GPU_ERRLEN];
-	SetopsGpuStatus status;
-
-	status = setops_service_stream_reduce(state->stream, state->op, state->lengths, state->nruns,
-										  alloc, arg, result, n, errbuf, sizeof(errbuf));
-	if (status == SETOPS_GPU_OK)
-	{
-		setops_service_stream_close(state->stream);
-		state->stream = NULL;
-		setops_last.on_gpu = true;
-		setops_last.streamed_rows = state->nruns;
-		setops_last.read_ms = state->stream_ms;
-		return true;
-	}
-	agg_stream_failed(state, status, errbuf);
-	return false;
-}
-
-/* Does the state's stream take n more keys (the GPU still on, and one reduction there)? */
-static bool
-agg_stream_takes(const SetopsAggState *state, int64 n)
-{
-	return setops_device != SETOPS_DEVICE_CPU &&
-		setops_service_reduce_fits(state->type, state->nkeys + n, state->nruns + 1);
-}
-
-/* Room in the descriptor for one more run. */
-static void
-agg_room_for_run(SetopsAggState *state)
-{
-	if (state->nruns == state->maxruns)
-	{
-		state->maxruns *= 2;
-		state->lengths = repalloc_huge(state->lengths, state->maxruns * sizeof(int64));
-	}
-}
-
-/* Rows this backend took straight from their TOAST chunks (a test hook reads it). */
-static int64 stored_rows_taken = 0;
-
-/* Where a streaming state's next row of n keys goes (setops_read_stored_into). */
-typedef struct AggRowRoom
-{
-	SetopsAggState *state;
-	SetopsGpuStatus status;
-	char		errbuf[SETOPS_GPU_ERRLEN];
-} AggRowRoom;
-
-static void *
-agg_row_room(int64 n, void *arg)
-{
-	AggRowRoom *r = arg;
-	SetopsAggState *state = r->state;
-	void	   *room;
-
-	if (!agg_stream_takes(state, n))
-		return NULL;			/* agg_add_run unstreams */
-	r->status = setops_service_stream_reserve(state->stream, n, &room, r->errbuf, sizeof(r->errbuf));
-	return room;
-}
-
-/*
- * A streaming state takes a stored row's keys from its TOAST chunks
- * straight into the stream's slot (one copy, not two), checked there.
- * False when the row is not one it can take so (read it the usual way).
- */
-static bool
-agg_add_stored_run(SetopsAggState *state, Datum row)
-{
-	AggRowRoom	r;
-	SetopsKeys	keys;
-	void	   *data;
-	int64		n;
-	SetopsGpuStatus status;
-
-	if (state->stream == NULL || !state->rows_are_arrays)
-		return false;
-	r.state = state;
-	r.status = SETOPS_GPU_OK;
-	if (!setops_read_stored_into(row, setops_key_elemtype(state->type), agg_row_room, &r,
-								 &data, &n))
-	{
-		if (r.status != SETOPS_GPU_OK)
-			agg_stream_failed(state, r.status, r.errbuf);
-		return false;
-	}
-	memset(&keys, 0, sizeof(keys));
-	keys.type = state->type;
-	keys.data = data;
-	keys.n = n;
-	keys.argno = 1;
-	keys.first_unsorted = -1;
-	setops_require_sorted(agg_name(state->op), &keys);
-
-	if (state->nruns == 1 && state->lengths[0] == 0)
-		state->nruns = 0;		/* an empty state adds nothing (as in agg_add_run) */
-	agg_room_for_run(state);
-	stored_rows_taken++;
-	/* counted even if sending fails: the keys are in the slot, read back from there */
-	status = setops_service_stream_commit(state->stream, n, r.errbuf, sizeof(r.errbuf));
-	state->lengths[state->nruns++] = n;
-	state->nkeys += n;
-	if (status != SETOPS_GPU_OK)
-		agg_stream_failed(state, status, r.errbuf);
-	return true;
-}
-
-/* Append one sorted run of n keys (copied). */
-static void
-agg_add_run(SetopsAggState *state, const void *keys, int64 n)
-{
-	size_t		ks = setops_key_size(state->type);
-
-	Assert(state->keys_owned);
-	if (state->op == SETOPS_OP_INTERSECT)
-	{
-		if (agg_known_empty(state))
-			return;
-		if (n == 0)
-		{
-			/* intersection with an empty row is empty, whatever follows */
-			agg_one_run(state, 0);
-			return;
-		}
-	}
-	else if (n == 0 && state->nruns > 0)
-		return;					/* union and merge: an empty row adds nothing */
-	else if (state->nruns == 1 && state->lengths[0] == 0)
-		state->nruns = 0;		/* nor does an empty state */
-
-	agg_room_for_run(state);
-	if (state->stream == NULL && agg_should_stream(state, n))
-		agg_stream_begin(state);
-	else if (state->stream != NULL && !agg_stream_takes(state, n))
-		agg_unstream(state);	/* the GPU was turned off, or past what one reduction there takes */
-	if (state->stream != NULL)
-	{
-		char		errbuf[SETOPS_GPU_ERRLEN];
-		SetopsGpuStatus status;
-
-		status = setops_service_stream_put(state->stream, keys, n, errbuf, sizeof(errbuf));
-		if (status == SETOPS_GPU_OK)
-		{
-			state->lengths[state->nruns++] = n;
-			state->nkeys += n;
-			return;
-		}
-		agg_stream_failed(state, status, errbuf);
-	}
-	if (state->nkeys + n > state->maxkeys)
-		agg_grow_keys(state, state->nkeys + n);
-	memcpy(state->keys + state->nkeys * ks, keys, n * ks);
-	state->lengths[state->nruns++] = n;
-	state->nkeys += n;
-}
-
-/*
- * After an earlier reduction, the runs added since are reduced first, so
- * that the (usually large) earlier run is combined once rather than carried
- * through every round: the state becomes two runs.
- */
-static void
-agg_reduce_tail(SetopsAggState *state)
-{
-	size_t		ks = setops_key_size(state->type);
-	int64		head = state->lengths[0];
-	void	   *result;
-	int64		n;
-
-	if (!state->head_reduced || state->nruns <= 2)
-		return;
-	result = setops_run_reduce(agg_name(state->op), state->op, state->type,
-							   state->keys + head * ks, state->lengths + 1,
-							   state->nruns - 1, &n);
-	/* no longer than what it replaces */
-	memcpy(state->keys + head * ks, result, n * ks);
-	pfree(result);
-	state->lengths[1] = n;
-	state->nruns = 2;
-	state->nkeys = head + n;
-}
-
-/* A streaming state's reduction comes back into keys of its own. */
-static void *
-agg_keys_alloc(int64 n, void *arg)
-{
-	SetopsAggState *state = (SetopsAggState *) arg;
-
-	if (state->keys == NULL)
-		agg_alloc_keys(state, Max(n, AGG_INITIAL_KEYS));
-	return state->keys;
-}
-
-/*
- * Reduce the state to one run.  After an earlier reduction, the runs added
- * since are reduced first and then combined with that (usually large) run
- * once, rather than carrying it through every round.
- */
-static void
-agg_reduce(SetopsAggState *state)
-{
-	const char *fname = agg_name(state->op);
-	MemoryContext oldcxt;
-	void	   *result;
-	int64		n;
-
-	if (state->stream != NULL && state->nruns > 1 && setops_device != SETOPS_DEVICE_CPU)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(state->cxt);
-		bool		done;
-
-		/* the keys need not come back before the rounds, only their result */
-		done = agg_stream_reduce(state, agg_keys_alloc, state, &result, &n);
-		MemoryContextSwitchTo(oldcxt);
-		if (done)
-		{
-			agg_one_run(state, n);
-			return;
-		}
-	}
-	agg_unstream(state);
-	if (state->nruns <= 1)
-		return;
-	agg_reduce_tail(state);
-	/* the result becomes the state's buffer; the reduce frees its scratch */
-	oldcxt = MemoryContextSwitchTo(state->cxt);
-	result = setops_run_reduce(fname, state->op, state->type, state->keys,
-							   state->lengths, state->nruns, &n);
-	MemoryContextSwitchTo(oldcxt);
-
-	agg_free_keys(state);
-	state->keys = result;
-	state->keys_owned = true;
-	state->maxkeys = n;			/* all the reduce promises room for */
-	agg_one_run(state, n);
-}
-
-/* Bound the state's memory: reduce in place once it has grown enough. */
-static void
-agg_bound(SetopsAggState *state)
-{
-	/* a streaming state's keys are on the device */
-	if (state->stream != NULL || agg_bytes(state) <= state->reduce_at)
-		return;
-	elog(DEBUG1, "%s: reducing %lld runs of %lld keys in place",
-		 agg_name(state->op), (long long) state->nruns, (long long) state->nkeys);
-	agg_reduce(state);
-	state->reduce_at = Max(agg_reduce_bytes(state->op), 2 * agg_bytes(state));
-}
-
-/* ---- the state's flat form, and its setops_agg_state value ---- */
-
-/* Bytes of the flat form: the state is reduced to one run first. */
-static Size
-agg_flat_size(SetopsAggState *state)
-{
-	Size		bytes;
-
-	agg_reduce(state);
-	bytes = sizeof(SetopsAggWire) + state->nkeys * setops_key_size(state->type);
-	if (bytes > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: a partial result of %lld keys is too large to pass to another process or server",
-						agg_name(state->op), (long long) state->nkeys),
-				 errhint("Aggregate in one place: SET max_parallel_workers_per_gather = 0, or for a sharded table aggregate per shard and combine the results with a second aggregate.")));
-	return bytes;
-}
-
-/* The flat form of a state that agg_flat_size measured. */
-static void
-agg_flatten(SetopsAggState *state, void *result, Size bytes)
-{
-	SetopsAggWire *wire = (SetopsAggWire *) result;
-
-	Assert(state->nruns <= 1 && bytes == sizeof(SetopsAggWire) +
-		   state->nkeys * setops_key_size(state->type));
-	memset(wire, 0, sizeof(SetopsAggWire));
-	SET_VARSIZE(wire, bytes);
-	wire->op = state->op;
-	wire->type = state->type;
-	wire->n = state->nkeys;
-	memcpy(wire + 1, state->keys, state->nkeys * setops_key_size(state->type));
-}
-
 static Size
 agg_object_flat_size(ExpandedObjectHeader *eohptr)
 {
-	return agg_flat_size(((AggStateObject *) eohptr)->state);
+	return setops_agg_flat_size(((AggStateObject *) eohptr)->state);
 }
 
 static void
 agg_object_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
-	agg_flatten(((AggStateObject *) eohptr)->state, result, allocated_size);
+	setops_agg_flatten(((AggStateObject *) eohptr)->state, result, allocated_size);
 }
 
 static const ExpandedObjectMethods agg_object_methods = {
@@ -666,7 +105,7 @@ agg_object_new(MemoryContext parent, SetopsOp op, SetopsKeyType type, bool may_m
 	AggStateObject *obj = MemoryContextAlloc(cxt, sizeof(AggStateObject));
 
 	EOH_init_header(&obj->hdr, &agg_object_methods, cxt);
-	obj->state = agg_state_new(cxt, op, type, may_map, may_stream);
+	obj->state = setops_agg_state_new(cxt, op, type, may_map, may_stream);
 	obj->state->object = obj;
 	return obj->state;
 }
@@ -675,13 +114,13 @@ agg_object_new(MemoryContext parent, SetopsOp op, SetopsKeyType type, bool may_m
 static SetopsAggState *
 agg_state_view(const SetopsAggWire *wire)
 {
-	SetopsAggState *state = agg_state_new(CurrentMemoryContext, wire->op, wire->type, false, false);
+	SetopsAggState *state = setops_agg_state_new(CurrentMemoryContext, wire->op, wire->type, false, false);
 
 	pfree(state->keys);
 	state->keys = (char *) (wire + 1);
 	state->keys_owned = false;
 	state->maxkeys = wire->n;
-	agg_one_run(state, wire->n);
+	setops_agg_one_run(state, wire->n);
 	return state;
 }
 
@@ -723,7 +162,7 @@ agg_state_arg(FunctionCallInfo fcinfo, int argno, MemoryContext parent, bool may
 	if (parent == NULL)
 		return agg_state_view(wire);
 	state = agg_object_new(parent, wire->op, wire->type, may_map, may_stream);
-	agg_add_run(state, wire + 1, wire->n);
+	setops_agg_add_run(state, wire + 1, wire->n);
 	return state;
 }
 
@@ -741,14 +180,14 @@ static SetopsAggState *
 agg_state_create(FunctionCallInfo fcinfo, MemoryContext aggcxt, SetopsOp op, SetopsKeyType type)
 {
 	if (agg_state_internal(fcinfo))
-		return agg_state_new(aggcxt, op, type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
+		return setops_agg_state_new(aggcxt, op, type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
 	return agg_object_new(aggcxt, op, type, agg_may_map(fcinfo), agg_may_stream(fcinfo));
 }
 
 static Datum
 agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 {
-	const char *fname = agg_name(op);
+	const char *fname = setops_agg_name(op);
 	MemoryContext aggcxt;
 	SetopsAggState *state;
 	SetopsKeys	row;
@@ -770,7 +209,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	}
 
 	/* a streaming state takes a stored row straight into its slot */
-	if (timed && agg_add_stored_run(state, PG_GETARG_DATUM(1)))
+	if (timed && setops_agg_add_stored_run(state, PG_GETARG_DATUM(1)))
 	{
 		state->stream_ms += setops_now_ms() - t0;
 		PG_RETURN_DATUM(agg_state_datum(state));
@@ -790,9 +229,9 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: the state holds %s keys of %s", fname,
-						setops_key_type_name(state->type), agg_name(state->op))));
-	agg_add_run(state, row.data, row.n);
-	agg_bound(state);
+						setops_key_type_name(state->type), setops_agg_name(state->op))));
+	setops_agg_add_run(state, row.data, row.n);
+	setops_agg_bound(state);
 	if (timed)
 		state->stream_ms += setops_now_ms() - t0;
 	PG_RETURN_DATUM(agg_state_datum(state));
@@ -830,9 +269,7 @@ agg_final_state(FunctionCallInfo fcinfo)
 
 	if (state == NULL)
 		return NULL;
-	/* gpu mode means the GPU or an ERROR, even with nothing to combine */
-	(void) setops_gpu_usable(agg_name(state->op), 0);
-	agg_reduce(state);
+	setops_agg_reduce_final(state);
 	return state;
 }
 
@@ -852,7 +289,7 @@ agg_result_alloc(int64 n, void *arg)
 	if (r->res.array != NULL && r->res.capacity >= n)
 		return r->res.data;
 	setops_result_alloc(&r->res, setops_key_elemtype(r->state->type),
-						setops_key_size(r->state->type), n, agg_name(r->state->op));
+						setops_key_size(r->state->type), n, setops_agg_name(r->state->op));
 	return r->res.data;
 }
 
@@ -896,36 +333,13 @@ agg_final(FunctionCallInfo fcinfo, int type, const char *fname)
 	{
 		double		t0 = setops_now_ms();
 		Datum		result;
-		void	   *keys;
 
 		/* setops_last_timing() shows the final reduction's phases */
 		memset(&setops_last, 0, sizeof(setops_last));
 		memset(&r, 0, sizeof(r));
-		(void) setops_gpu_usable(agg_name(state->op), 0);
 		r.state = state;
-		if (state->stream != NULL && setops_device != SETOPS_DEVICE_CPU &&
-			agg_stream_reduce(state, agg_result_alloc, &r, &keys, &n))
-		{
-			/*
-			 * The state keeps its meaning: one run, the result's keys.  They
-			 * live as long as this output row; PostgreSQL calls another
-			 * final function on a shared state in the same pass, and never
-			 * adds rows after a plain aggregate's final (those do not
-			 * stream).
-			 */
-			state->keys = keys;
-			state->keys_owned = false;
-			state->maxkeys = n;
-			agg_one_run(state, n);
-		}
-		else
-		{
-			agg_unstream(state);
-			agg_reduce_tail(state);
-			(void) setops_run_reduce_into(agg_name(state->op), state->op, state->type, state->keys,
-										  state->lengths, state->nruns, agg_result_alloc, &r, &n);
-		}
-		result = setops_result_finish(&r.res, n, agg_name(state->op));
+		(void) setops_agg_reduce_into(state, agg_result_alloc, &r, &n);
+		result = setops_result_finish(&r.res, n, setops_agg_name(state->op));
 		setops_last.total_ms = setops_now_ms() - t0;
 		PG_RETURN_DATUM(result);
 	}
@@ -934,7 +348,7 @@ agg_final(FunctionCallInfo fcinfo, int type, const char *fname)
 	r.state = state;
 	(void) agg_result_alloc(state->nkeys, &r);
 	memcpy(r.res.data, state->keys, state->nkeys * setops_key_size(state->type));
-	PG_RETURN_DATUM(setops_result_finish(&r.res, state->nkeys, agg_name(state->op)));
+	PG_RETURN_DATUM(setops_result_finish(&r.res, state->nkeys, setops_agg_name(state->op)));
 }
 
 /* The aggregates over packed rows return packed. */
@@ -948,7 +362,7 @@ agg_final_packed(FunctionCallInfo fcinfo, int type, const char *fname)
 	if (type >= 0)
 		agg_require_type(state, (SetopsKeyType) type, fname);
 	PG_RETURN_DATUM(setops_packed_datum(state->type, state->keys, state->nkeys,
-										agg_name(state->op)));
+										setops_agg_name(state->op)));
 }
 
 /*
@@ -1019,15 +433,15 @@ setops_agg_combine(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("setops_agg_combine: states of %s and %s cannot be combined",
-						agg_name(s1->op), agg_name(s2->op))));
-	agg_unstream(s2);			/* (a state from this backend) */
+						setops_agg_name(s1->op), setops_agg_name(s2->op))));
+	setops_agg_unstream(s2);			/* (a state from this backend) */
 	ks = setops_key_size(s2->type);
 	for (i = 0; i < s2->nruns; i++)
 	{
-		agg_add_run(s1, s2->keys + start * ks, s2->lengths[i]);
+		setops_agg_add_run(s1, s2->keys + start * ks, s2->lengths[i]);
 		start += s2->lengths[i];
 	}
-	agg_bound(s1);
+	setops_agg_bound(s1);
 	PG_RETURN_DATUM(agg_state_datum(s1));
 }
 
@@ -1039,10 +453,10 @@ Datum
 setops_agg_serialize(PG_FUNCTION_ARGS)
 {
 	SetopsAggState *state = (SetopsAggState *) PG_GETARG_POINTER(0);
-	Size		bytes = agg_flat_size(state);
+	Size		bytes = setops_agg_flat_size(state);
 	SetopsAggWire *wire = palloc(bytes);
 
-	agg_flatten(state, wire, bytes);
+	setops_agg_flatten(state, wire, bytes);
 	PG_RETURN_BYTEA_P(wire);
 }
 
@@ -1063,6 +477,6 @@ PG_FUNCTION_INFO_V1(setops_test_stored_rows_taken);
 Datum
 setops_test_stored_rows_taken(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(stored_rows_taken);
+	PG_RETURN_INT64(setops_agg_stored_rows_taken);
 }
 #endif							/* SETOPS_TEST_HOOKS */

@@ -4,7 +4,7 @@
  *	  value, so that an engine which splits aggregates over servers (Citus)
  *	  can run partial aggregates where the data is and combine their states
  *	  elsewhere.  This file holds its flat form's checks and its text and
- *	  binary forms; agg_funcs.c holds the state itself.
+ *	  binary forms; exec/aggregate.c holds the state itself.
  *
  * Text form: the operation, the key type, then the keys of the one sorted
  * run as an array literal, e.g. 'union int4 {1,2,2,7}'.  Binary form: the
@@ -24,7 +24,8 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
-#include "engine/cpu/engine.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_agg_state_in);
 PG_FUNCTION_INFO_V1(setops_agg_state_out);

@@ -28,7 +28,8 @@
 #include "windowapi.h"
 
 #include "setops.h"
-#include "engine/cpu/engine.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_intersect_batch);
 PG_FUNCTION_INFO_V1(setops_union_batch);

@@ -11,6 +11,8 @@
 #include "postgres.h"
 
 #include "setops.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_intersect_count);
 PG_FUNCTION_INFO_V1(setops_union_count);
@@ -36,8 +38,8 @@ count_args(FunctionCallInfo fcinfo, SetopsCountKind kind, bool swap, const char 
 	int64		r;
 
 	memset(&setops_last, 0, sizeof(setops_last));
-	setops_read_arg_stored(fcinfo, 0, 1, fname, &a);
-	setops_read_arg_stored(fcinfo, 1, 2, fname, &b);
+	setops_read_arg_stored(fcinfo, 0, 1, fname, &a, setops_identity_min_keys());
+	setops_read_arg_stored(fcinfo, 1, 2, fname, &b, setops_identity_min_keys());
 	t1 = setops_now_ms();
 	r = swap ? setops_run_count(fname, kind, &b, &a) : setops_run_count(fname, kind, &a, &b);
 	if (na)

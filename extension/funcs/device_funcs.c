@@ -14,7 +14,8 @@
 #include "utils/tuplestore.h"
 
 #include "setops.h"
-#include "service/service.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_devices);
 PG_FUNCTION_INFO_V1(setops_last_timing);
@@ -29,8 +30,8 @@ setops_devices(PG_FUNCTION_ARGS)
 				i;
 
 	InitMaterializedSRF(fcinfo, 0);
-	setops_service_refresh_devices();
-	count = setops_service_device_count(errbuf, sizeof(errbuf));
+	setops_devices_refresh();
+	count = setops_devices_count(errbuf, sizeof(errbuf));
 	if (count == 0)
 		ereport(NOTICE, (errmsg("setops_devices: no GPU is available: %s", errbuf)));
 	for (i = 0; i < count; i++)
@@ -39,7 +40,7 @@ setops_devices(PG_FUNCTION_ARGS)
 		Datum		values[6];
 		bool		nulls[6] = {false, false, false, false, false, false};
 
-		if (setops_service_device_info(i, &info, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+		if (setops_devices_info(i, &info, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		{
 			ereport(DEBUG1, (errmsg("setops_devices: device %d skipped: %s", i, errbuf)));
 			continue;
@@ -100,21 +101,12 @@ Datum
 setops_cache_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	ServiceCacheStats stats[SERVICE_MAX_DEVICES];
-	int			n = 0,
+	SetopsCacheStats stats[SETOPS_MAX_DEVICES];
+	int			n,
 				i;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (setops_service != NULL)
-	{
-		SpinLockAcquire(&setops_service->mutex);
-		if (setops_service->ready)
-		{
-			n = setops_service->ncaches;
-			memcpy(stats, setops_service->cache, sizeof(stats[0]) * n);
-		}
-		SpinLockRelease(&setops_service->mutex);
-	}
+	n = setops_devices_cache_stats(stats);
 	for (i = 0; i < n; i++)
 	{
 		Datum		values[7];

@@ -26,7 +26,8 @@
 #include "miscadmin.h"
 
 #include "setops.h"
-#include "engine/common/packed_format.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_packed_eq);
 PG_FUNCTION_INFO_V1(setops_packed_ne);
@@ -98,28 +99,13 @@ keys_cmp(const SetopsKeys *a, const SetopsKeys *b)
 static int
 first_key_cmp(const SetopsKeys *a, const SetopsKeys *b)
 {
-	const PackedHeader *ha = (const PackedHeader *) a->packed;
-	const PackedHeader *hb = (const PackedHeader *) b->packed;
-	PackedLayout la,
-				lb;
 	int64		ka,
 				kb;
+	bool		has_a = setops_packed_first_key(a, &ka),
+				has_b = setops_packed_first_key(b, &kb);
 
-	if (ha->n == 0 || hb->n == 0)
-		return ha->n == hb->n ? 0 : (ha->n == 0 ? -1 : 1);
-	/* checked values: their layouts are valid */
-	packed_layout(ha, &la);
-	packed_layout(hb, &lb);
-	if (a->type == SETOPS_KEY_INT64)
-	{
-		ka = *(const int64 *) ((const char *) ha + la.bases);
-		kb = *(const int64 *) ((const char *) hb + lb.bases);
-	}
-	else
-	{
-		ka = *(const int32 *) ((const char *) ha + la.bases);
-		kb = *(const int32 *) ((const char *) hb + lb.bases);
-	}
+	if (!has_a || !has_b)
+		return has_a == has_b ? 0 : (has_a ? 1 : -1);
 	return ka == kb ? 2 : (ka < kb ? -1 : 1);
 }
 

@@ -35,7 +35,8 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
-#include "engine/cpu/packed_codec.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_packed_int4_in);
 PG_FUNCTION_INFO_V1(setops_packed_int8_in);
@@ -50,59 +51,6 @@ PG_FUNCTION_INFO_V1(setops_array_pack);
 PG_FUNCTION_INFO_V1(setops_array_unpack);
 PG_FUNCTION_INFO_V1(setops_packed_cardinality);
 
-static const char *
-packed_type_name(SetopsKeyType type)
-{
-	return type == SETOPS_KEY_INT64 ? "packed_int8" : "packed_int4";
-}
-
-
-/*
- * Bytes from outside (receive, bytea): check everything a reader relies on,
- * including that the keys decode in ascending order.
- */
-static struct varlena *
-packed_from_untrusted(const char *bytes, size_t len, SetopsKeyType type,
-					  const char *fname)
-{
-	size_t		size = VARHDRSZ + len;
-	struct varlena *v;
-	const PackedHeader *h;
-	const char *msg;
-
-	if (size < sizeof(PackedHeader) || size > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("%s: invalid packed value: %zu bytes", fname, len),
-				 errhint("Build packed values with array_pack() or a cast from %s.",
-						 type == SETOPS_KEY_INT64 ? "int8[]" : "int4[]")));
-	/* palloc'd, so 8-byte aligned as the format's sections require */
-	v = palloc(size);
-	SET_VARSIZE(v, size);
-	memcpy(VARDATA(v), bytes, len);
-	h = (const PackedHeader *) v;
-	msg = setops_packed_check(v, size);
-	if (msg == NULL && h->key_bytes != setops_key_size(type))
-		msg = "its key size does not match the type";
-	if (msg == NULL && h->n > (int64) MaxArraySize)
-		msg = "it holds more keys than an array can";
-	if (msg == NULL)
-	{
-		/* the keys must come out ascending: decode once to see */
-		void	   *keys = palloc_extended(Max(h->n, 1) * (size_t) h->key_bytes,
-										   MCXT_ALLOC_HUGE);
-
-		msg = setops_packed_decode_into(h, keys);
-		pfree(keys);
-	}
-	if (msg != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("%s: invalid %s value: %s", fname, packed_type_name(type), msg),
-				 errhint("Build packed values with array_pack() or a cast from %s.",
-						 type == SETOPS_KEY_INT64 ? "int8[]" : "int4[]")));
-	return v;
-}
 
 
 static Datum
@@ -162,7 +110,7 @@ packed_recv(FunctionCallInfo fcinfo, SetopsKeyType type, const char *fname)
 	int			len = buf->len - buf->cursor;
 	struct varlena *v;
 
-	v = packed_from_untrusted(buf->data + buf->cursor, len, type, fname);
+	v = setops_packed_from_untrusted(buf->data + buf->cursor, len, type, fname);
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(v);
 }
@@ -197,7 +145,7 @@ packed_from_bytea(FunctionCallInfo fcinfo, SetopsKeyType type, const char *fname
 {
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 
-	PG_RETURN_POINTER(packed_from_untrusted(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
+	PG_RETURN_POINTER(setops_packed_from_untrusted(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
 											type, fname));
 }
 
@@ -259,14 +207,5 @@ setops_array_unpack(PG_FUNCTION_ARGS)
 Datum
 setops_packed_cardinality(PG_FUNCTION_ARGS)
 {
-	struct varlena *v = PG_DETOAST_DATUM_SLICE(PG_GETARG_DATUM(0), 0,
-											   sizeof(PackedHeader) - VARHDRSZ);
-	const PackedHeader *h = (const PackedHeader *) v;
-
-	if (VARSIZE(v) < sizeof(PackedHeader) || h->version != PACKED_VERSION ||
-		h->n < 0 || h->n > (int64) MaxArraySize)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("cardinality: argument 1 is a corrupt packed value")));
-	PG_RETURN_INT32((int32) h->n);
+	PG_RETURN_INT32((int32) setops_packed_count(PG_GETARG_DATUM(0), "cardinality"));
 }

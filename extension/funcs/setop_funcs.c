@@ -12,7 +12,8 @@
 #include "utils/array.h"
 
 #include "setops.h"
-#include "engine/cpu/engine.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_intersect);
 PG_FUNCTION_INFO_V1(setops_union);
@@ -46,8 +47,8 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 
 	memset(&setops_last, 0, sizeof(setops_last));
 	/* stored arrays may be left unread, for the GPU service's cache */
-	setops_read_arg_stored(fcinfo, 0, 1, fname, &a);
-	setops_read_arg_stored(fcinfo, 1, 2, fname, &b);
+	setops_read_arg_stored(fcinfo, 0, 1, fname, &a, setops_identity_min_keys());
+	setops_read_arg_stored(fcinfo, 1, 2, fname, &b, setops_identity_min_keys());
 	if (packed_result)
 		out = palloc_extended((setop_output_bound(op, a.n, b.n) + SETOPS_CPU_OUTPUT_SLACK) *
 							  setops_key_size(a.type), MCXT_ALLOC_HUGE);

@@ -6,6 +6,8 @@
 #include "postgres.h"
 
 #include "setops.h"
+#include "args/args.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(setops_sort);
 PG_FUNCTION_INFO_V1(setops_distinct);

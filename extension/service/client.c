@@ -1,6 +1,6 @@
 /*
- * service_client.c
- *	  A backend's side of the GPU service (service.h): requests through
+ * client.c
+ *	  A backend's side of the GPU service (protocol.h, client.h): requests through
  *	  shared memory, with the signatures of the GPU interface.
  *
  * A backend claims one slot for a whole operation and sends it in chunks
@@ -26,13 +26,13 @@
 #include "utils/wait_event.h"
 
 #include "setops.h"
-#include "service/service.h"
+#include "service/client.h"
 #include "engine/cpu/engine.h"
 
 static ServiceSlot *my_slot = NULL;
 /*
  * A slot held across calls by a stream (an aggregate sending its rows to
- * the device as they come, service_stage.c): at most one per backend, apart
+ * the device as they come, client_stage.c): at most one per backend, apart
  * from my_slot, so that requests made while it streams do not take it.
  */
 static ServiceSlot *stream_slot = NULL;
@@ -55,12 +55,6 @@ service_up(char *errbuf, size_t errlen)
 		strlcpy(errbuf, setops_service->unavailable, errlen);
 	SpinLockRelease(&setops_service->mutex);
 	return ready;
-}
-
-static bool
-emulating(void)
-{
-	return setops_service_emulate && setops_service->ndevices == 0;
 }
 
 /*
@@ -96,8 +90,6 @@ setops_service_device_count(char *errbuf, size_t errlen)
 
 	if (!service_up(errbuf, errlen))
 		return 0;
-	if (emulating())
-		return 1;
 	SpinLockAcquire(&setops_service->mutex);
 	n = setops_service->ndevices;
 	if (n == 0)
@@ -111,15 +103,6 @@ setops_service_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, s
 {
 	if (!service_up(errbuf, errlen))
 		return SETOPS_GPU_UNAVAILABLE;
-	if (emulating() && index == 0)
-	{
-		memset(info, 0, sizeof(*info));
-		snprintf(info->name, sizeof(info->name), "CPU engine (setops.service_emulate)");
-		/* the transfer arena stands in for device memory */
-		info->total_memory = info->free_memory = setops_service->slot_bytes * setops_service->nslots;
-		info->multiprocessors = 1;
-		return SETOPS_GPU_OK;
-	}
 	SpinLockAcquire(&setops_service->mutex);
 	if (index < 0 || index >= setops_service->ndevices)
 	{
@@ -375,7 +358,7 @@ submit_and_wait(ServiceSlot *slot, char *errbuf, size_t errlen)
 	return status == SETOPS_GPU_OK ? wait_done(slot, errbuf, errlen) : status;
 }
 
-/* The slot machinery, for service_batch.c. */
+/* The slot machinery, for client_batch.c and client_stage.c. */
 bool
 service_client_up(char *errbuf, size_t errlen)
 {
@@ -928,10 +911,28 @@ setops_service_refresh_devices(void)
 	ServiceSlot *slot;
 
 	setops_service_wait_ready();
-	if (!service_up(errbuf, sizeof(errbuf)) || emulating())
+	if (!service_up(errbuf, sizeof(errbuf)))
 		return;
 	slot = claim_slot();
 	slot->kind = REQ_DEVICES;
 	(void) submit_and_wait(slot, errbuf, sizeof(errbuf));
 	release_slot();
+}
+
+/* Each cache's figures (stats: SETOPS_MAX_DEVICES of them); how many. */
+int
+setops_service_cache_stats(SetopsCacheStats *stats)
+{
+	int			n = 0;
+
+	if (setops_service == NULL)
+		return 0;
+	SpinLockAcquire(&setops_service->mutex);
+	if (setops_service->ready)
+	{
+		n = setops_service->ncaches;
+		memcpy(stats, setops_service->cache, sizeof(stats[0]) * n);
+	}
+	SpinLockRelease(&setops_service->mutex);
+	return n;
 }

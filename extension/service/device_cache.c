@@ -19,9 +19,9 @@
  * share; least recently used entries of that device make room.  The
  * figures setops_cache_stats() shows, per device, live in shared memory.
  *
- * With setops.service_emulate (no GPU) the entries live in the worker's
- * memory and the CPU engine answers from them, so the whole protocol runs
- * in CI.
+ * Entries are the device's buffers (device_ops.h): with the emulated
+ * device (setops.service_emulate, no GPU) the worker's memory, so the
+ * whole protocol runs in CI.
  */
 #include "postgres.h"
 
@@ -30,7 +30,8 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
-#include "service/service.h"
+#include "service/worker.h"
+#include "service/device_ops.h"
 #include "engine/cpu/engine.h"
 
 int			setops_gpu_cache_size_mb = -1;
@@ -38,7 +39,7 @@ int			setops_gpu_cache_size_mb = -1;
 typedef struct CacheEntry
 {
 	SetopsCacheKey key;			/* hash key: first */
-	void	   *keys;			/* device memory (host when emulating) */
+	void	   *keys;			/* the device's buffer */
 	int			device;
 	uint64		epoch;			/* its device's context when allocated */
 	int64		n;
@@ -70,37 +71,16 @@ static Size used[SERVICE_MAX_DEVICES];
 static int64 nentries[SERVICE_MAX_DEVICES];
 static uint64 epoch[SERVICE_MAX_DEVICES];
 
-static bool
-emulating(void)
-{
-	return setops_service_emulate && setops_service->ndevices == 0;
-}
-
-/* ---- where entries live: device memory, or worker memory when emulating ---- */
-
-/* The device's calls go to it (and its pool) from here on. */
-static SetopsGpuStatus
-use_device(int device, char *errbuf, size_t errlen)
-{
-	return emulating() ? SETOPS_GPU_OK : setops_gpu_use_device(device, errbuf, errlen);
-}
+/* ---- where entries live: the device's buffers (device_ops.h) ---- */
 
 static SetopsGpuStatus
 store_alloc(int device, Size bytes, void **p, char *errbuf, size_t errlen)
 {
-	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+	SetopsGpuStatus status = service_device->use(device, errbuf, errlen);
 
 	if (status != SETOPS_GPU_OK)
 		return status;
-	if (!emulating())
-		return setops_gpu_buffer_alloc(bytes, p, errbuf, errlen);
-	*p = MemoryContextAllocExtended(cache_cxt, Max(bytes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (*p == NULL)
-	{
-		snprintf(errbuf, errlen, "out of memory for a cache entry of %zu bytes", bytes);
-		return SETOPS_GPU_OUT_OF_MEMORY;
-	}
-	return SETOPS_GPU_OK;
+	return service_device->buffer_alloc(bytes, p, errbuf, errlen);
 }
 
 /* Free p, allocated on device in context epoch: not if the device was reset since. */
@@ -109,50 +89,42 @@ store_free(int device, uint64 alloc_epoch, void *p)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
 
-	if (emulating())
-		pfree(p);
-	else if (setops_gpu_use_device(device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK &&
-			 setops_gpu_context_epoch() == alloc_epoch)
-		setops_gpu_buffer_free(p);
+	if (service_device->use(device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK &&
+		service_device->epoch() == alloc_epoch)
+		service_device->buffer_free(p);
 }
 
-/* The device's context now (0 when emulating). */
+/* The device's context now (0 when it cannot be used). */
 static uint64
 current_epoch(int device)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
 
-	if (emulating() || setops_gpu_use_device(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+	if (service_device->use(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		return 0;
-	return setops_gpu_context_epoch();
+	return service_device->epoch();
 }
 
 static SetopsGpuStatus
 store_write(int device, void *p, Size offset, const void *src, Size bytes, char *errbuf,
 			size_t errlen)
 {
-	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+	SetopsGpuStatus status = service_device->use(device, errbuf, errlen);
 
 	if (status != SETOPS_GPU_OK)
 		return status;
-	if (!emulating())
-		return setops_gpu_buffer_write(p, offset, src, bytes, errbuf, errlen);
-	memcpy((char *) p + offset, src, bytes);
-	return SETOPS_GPU_OK;
+	return service_device->buffer_write(p, offset, src, bytes, errbuf, errlen);
 }
 
 static SetopsGpuStatus
 store_first_unsorted(int device, SetopsKeyType type, const void *p, int64 n, int64 *pos,
 					 char *errbuf, size_t errlen)
 {
-	SetopsGpuStatus status = use_device(device, errbuf, errlen);
+	SetopsGpuStatus status = service_device->use(device, errbuf, errlen);
 
 	if (status != SETOPS_GPU_OK)
 		return status;
-	if (!emulating())
-		return setops_gpu_keys_first_unsorted(type, p, n, pos, errbuf, errlen);
-	*pos = setops_cpu_first_unsorted(type, p, n);
-	return SETOPS_GPU_OK;
+	return service_device->keys_first_unsorted(type, p, n, pos, errbuf, errlen);
 }
 
 /* ---- bookkeeping ---- */
@@ -232,9 +204,9 @@ check_epoch(int device)
 	dlist_mutable_iter iter;
 	int			i;
 
-	if (emulating() || setops_gpu_use_device(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+	if (service_device->use(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		return;
-	now = setops_gpu_context_epoch();
+	now = service_device->epoch();
 	if (now == epoch[device])
 		return;
 	dlist_foreach_modify(iter, &lru)
@@ -327,21 +299,16 @@ service_cache_init(void)
 	entries = hash_create("setops device cache", 1024, &ctl,
 						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	pending = MemoryContextAllocZero(cache_cxt, sizeof(PendingPut) * setops_service->nslots);
-	ndev = emulating() ? 1 : Min(setops_service->ndevices, SERVICE_MAX_DEVICES);
+	ndev = Min(setops_service->ndevices, SERVICE_MAX_DEVICES);
 	for (int d = 0; d < ndev; d++)
-	{
-		char		errbuf[SETOPS_GPU_ERRLEN];
-
-		if (!emulating() && setops_gpu_use_device(d, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
-			epoch[d] = setops_gpu_context_epoch();
-	}
+		epoch[d] = current_epoch(d);
 	service_cache_configure();
 }
 
 /*
  * Each device's capacity (at start and on reload): setops.gpu_cache_size,
- * or with -1 a quarter of all the devices' memory (emulating: 256 MB of
- * the worker's), split between the devices by their weights (by default
+ * or with -1 a quarter of all the devices' memory (256 MB where the
+ * device's memory is the worker's), split between the devices by their weights (by default
  * their free memory at service start; at most half of a device's memory).
  */
 void
@@ -356,8 +323,7 @@ service_cache_configure(void)
 	for (d = 0; d < ndev; d++)
 	{
 		sum += weights[d];
-		if (!emulating())
-			total_memory += setops_service->devices[d].total_memory;
+		total_memory += setops_service->devices[d].total_memory;
 	}
 	for (d = 0; d < ndev; d++)
 	{
@@ -367,8 +333,8 @@ service_cache_configure(void)
 
 		if (setops_gpu_cache_size_mb >= 0)
 			capacity[d] = (Size) ((double) setops_gpu_cache_size_mb * 1024 * 1024 * share);
-		else if (emulating())
-			capacity[d] = (Size) 256 * 1024 * 1024;
+		else if (service_device->host_memory)
+			capacity[d] = (Size) 256 * 1024 * 1024;	/* no device memory to share */
 		else
 		{
 			/* a quarter of all device memory, shared by weight, within each device's */
@@ -422,12 +388,11 @@ service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n, const void
  * answered with unsorted_pos and not kept.  An array larger than the
  * cache is refused (UNAVAILABLE): the backend sends it with the request.
  */
-void
-service_cache_put(ServiceSlot *slot, int slot_index)
+SetopsGpuStatus
+service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
 	PendingPut *p = &pending[slot_index];
 	size_t		ks = setops_key_size(slot->key_type);
-	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 
 	slot->unsorted_arg = 0;
@@ -451,7 +416,7 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 		{
 			if (device < 0 || !make_room(device, bytes))
 			{
-				snprintf(errbuf, sizeof(errbuf),
+				snprintf(errbuf, errlen,
 						 "an array of %zu bytes does not fit the device cache (setops.gpu_cache_size)",
 						 bytes);
 				status = SETOPS_GPU_UNAVAILABLE;
@@ -461,13 +426,13 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 				CacheEntry *e;
 
 				p->epoch = current_epoch(device);
-				status = store_alloc(device, bytes, &p->keys, errbuf, sizeof(errbuf));
+				status = store_alloc(device, bytes, &p->keys, errbuf, errlen);
 				/* other device memory (the pools) may leave less than capacity: evict more */
 				while (status == SETOPS_GPU_OUT_OF_MEMORY && (e = oldest_on(device)) != NULL)
 				{
 					drop_entry(e, true);
 					publish(device, count_evictions, 1);
-					status = store_alloc(device, bytes, &p->keys, errbuf, sizeof(errbuf));
+					status = store_alloc(device, bytes, &p->keys, errbuf, errlen);
 				}
 				if (status == SETOPS_GPU_OUT_OF_MEMORY)
 					status = SETOPS_GPU_UNAVAILABLE;	/* sent with the request instead */
@@ -490,32 +455,32 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 			check_epoch(p->device);
 		if (was_active && !p->active)
 		{
-			snprintf(errbuf, sizeof(errbuf), "the GPU was reset while the array was being cached");
+			snprintf(errbuf, errlen, "the GPU was reset while the array was being cached");
 			status = SETOPS_GPU_UNAVAILABLE;
 		}
 		else if (!p->active || memcmp(&p->key, &slot->a_key, sizeof(SetopsCacheKey)) != 0 ||
 				 p->n != slot->put_total)
 		{
-			snprintf(errbuf, sizeof(errbuf), "internal error: a cache piece without its start");
+			snprintf(errbuf, errlen, "internal error: a cache piece without its start");
 			status = SETOPS_GPU_ERROR;
 		}
 	}
 	if (status == SETOPS_GPU_OK && slot->put_offset + slot->na > p->n)
 	{
-		snprintf(errbuf, sizeof(errbuf), "internal error: a cache piece past its array's end");
+		snprintf(errbuf, errlen, "internal error: a cache piece past its array's end");
 		status = SETOPS_GPU_ERROR;
 	}
 	if (status == SETOPS_GPU_OK && !p->skip)
 		status = store_write(p->device, p->keys, slot->put_offset * ks,
 							 service_slot_data(slot) + slot->off_a, slot->na * ks,
-							 errbuf, sizeof(errbuf));
+							 errbuf, errlen);
 	/* the last piece: order checked once, then the entry answers */
 	if (status == SETOPS_GPU_OK && !p->skip && slot->put_offset + slot->na == p->n)
 	{
 		int64		pos;
 
 		status = store_first_unsorted(p->device, (SetopsKeyType) slot->key_type, p->keys, p->n,
-									  &pos, errbuf, sizeof(errbuf));
+									  &pos, errbuf, errlen);
 		if (status == SETOPS_GPU_OK && pos >= 0)
 		{
 			slot->unsorted_arg = 1;
@@ -551,8 +516,7 @@ service_cache_put(ServiceSlot *slot, int slot_index)
 		memset(p, 0, sizeof(*p));
 	if (status != SETOPS_GPU_OK)
 		drop_pending(slot_index, true);
-	slot->status = status;
-	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
+	return status;
 }
 
 /* A slot's request ended otherwise (abandoned, another kind): drop its put. */

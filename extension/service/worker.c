@@ -1,5 +1,5 @@
 /*
- * gpu_service.c
+ * worker.c
  *	  The GPU service's shared memory and its background worker.
  *
  * Registered only from shared_preload_libraries.  The worker is the one
@@ -14,6 +14,10 @@
  * one served (no slot starves).  A request whose backend stopped waiting
  * (cancel, timeout, exit) is dropped at the next chunk boundary of the GPU
  * work and its slot freed.
+ *
+ * The worker serves with one device (device_ops.h), chosen at start: the
+ * GPUs, or with setops.service_emulate and none the CPU engine standing in
+ * for one.  Each request kind has its handler (handlers[] below).
  */
 #include "postgres.h"
 
@@ -29,9 +33,9 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
-#include "service/service.h"
+#include "service/worker.h"
+#include "service/device_ops.h"
 #include "engine/cpu/engine.h"
-#include "engine/cpu/packed_codec.h"
 
 ServiceShared *setops_service = NULL;
 
@@ -45,6 +49,9 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 /* free memory of each device when the service started: the default weights */
 static int64 start_free[SERVICE_MAX_DEVICES];
+
+/* what this worker serves with: chosen at start, see the file's header */
+const DeviceOps *service_device = &setops_gpu_device;
 
 /* the slot being served, for the interrupt callback */
 static ServiceSlot *serving = NULL;
@@ -140,7 +147,7 @@ serving_abandoned(void)
 }
 
 /*
- * The CPU engine's long loops, when they emulate the GPU here: stop work
+ * The CPU engine's long loops, when it is the device here: stop work
  * whose backend gave up, as the GPU's chunks do.  The ERROR fails only the
  * request (serve_slots catches it), and its stage is freed.
  */
@@ -159,12 +166,12 @@ publish_devices(void)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	SetopsGpuDeviceInfo infos[SERVICE_MAX_DEVICES];
-	int			n = setops_gpu_device_count(errbuf, sizeof(errbuf));
+	int			n = service_device->count(errbuf, sizeof(errbuf));
 	int			i,
 				got = 0;
 
 	for (i = 0; i < n && got < SERVICE_MAX_DEVICES; i++)
-		if (setops_gpu_device_info(i, &infos[got], errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
+		if (service_device->info(i, &infos[got], errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
 			got++;
 	SpinLockAcquire(&setops_service->mutex);
 	setops_service->ndevices = got;
@@ -220,108 +227,6 @@ service_device_weights(double *weights, int ndevices)
 }
 
 /*
- * setops.service_emulate: with no GPU, answer with the CPU engine, so the
- * transport (slots, chunks, waits, cancels) is tested on machines without
- * one.  The results are the engine's; only the timing fields stay zero.
- */
-/* A packed argument's keys, or false when they would not ascend. */
-static bool
-emulate_decode(void **keys, int64 n, size_t ks)
-{
-	void	   *out = palloc_extended(Max(n, 1) * ks, MCXT_ALLOC_HUGE);
-
-	if ((ks == 8 ? setops_packed_decode_i64(*keys, out) : setops_packed_decode_i32(*keys, out)) != NULL)
-		return false;
-	*keys = out;
-	return true;
-}
-
-/* A cached argument's keys, or the arena's; cache hits resolved by the caller. */
-static void
-emulate_request(ServiceSlot *slot, const void *a_cached, int64 na, const void *b_cached, int64 nb)
-{
-	char	   *base = service_slot_data(slot);
-	size_t		ks = setops_key_size(slot->key_type);
-	void	   *a = a_cached ? (void *) a_cached : base + slot->off_a,
-			   *b = b_cached ? (void *) b_cached : base + slot->off_b;
-	int64		pos;
-
-	if (slot->kind == REQ_SORT)
-	{
-		slot->out_count = setops_sort_on_cpu(slot->key_type, a, slot->na, slot->distinct);
-		return;
-	}
-	slot->na = na;
-	slot->nb = nb;
-	/* packed arguments: decode into worker memory */
-	if ((slot->a_packed && !emulate_decode(&a, slot->na, ks)) ||
-		(slot->b_packed && !emulate_decode(&b, slot->nb, ks)))
-	{
-		slot->unsorted_arg = slot->a_packed && a == base + slot->off_a ? 1 : 2;
-		slot->unsorted_pos = -1;
-		return;
-	}
-	/* a key in both is an answer in any order, as on the GPU */
-	if (slot->count_mode == SETOPS_GPU_COUNT_OVERLAPS &&
-		setops_cpu_overlaps(slot->key_type, a, slot->na, b, slot->nb))
-	{
-		slot->out_count = 1;
-		return;
-	}
-	pos = setops_cpu_first_unsorted(slot->key_type, a, slot->na);
-	if (pos >= 0)
-	{
-		slot->unsorted_arg = 1;
-		slot->unsorted_pos = pos;
-		return;
-	}
-	pos = setops_cpu_first_unsorted(slot->key_type, b, slot->nb);
-	if (pos >= 0)
-	{
-		slot->unsorted_arg = 2;
-		slot->unsorted_pos = pos;
-		return;
-	}
-	if (slot->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
-		slot->out_count = 0;	/* none found above, and both in order */
-	else if (slot->count_mode == SETOPS_GPU_COUNT_CONTAINS)
-		slot->out_count = !setops_cpu_contains(slot->key_type, a, slot->na, b, slot->nb);
-	else if (slot->count_mode == SETOPS_GPU_COUNT_INTERSECT)
-	{
-		void	   *scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * ks);
-
-		/* both in order (above), so never -1 */
-		slot->out_count = setops_cpu_intersect_count(slot->key_type, a, slot->na, b, slot->nb,
-													 scratch);
-		Assert(slot->out_count >= 0);
-		pfree(scratch);
-	}
-	else if (slot->val_stride == 0)
-	{
-		slot->out_count = setops_cpu_setop(slot->op, slot->key_type, a, slot->na, b, slot->nb,
-										   base + slot->off_out, NULL);
-	}
-	else
-	{
-		int64_t    *src = palloc_extended((slot->na + slot->nb + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64_t),
-										  MCXT_ALLOC_HUGE);
-		SetopsValues av,
-					bv;
-
-		slot->out_count = setops_cpu_setop(slot->op, slot->key_type, a, slot->na, b, slot->nb,
-										   base + slot->off_out, src);
-		memset(&av, 0, sizeof(av));
-		av.stride = slot->val_stride;
-		av.n = slot->na;
-		av.data = base + slot->off_av;
-		bv = av;
-		bv.n = slot->nb;
-		bv.data = base + slot->off_bv;
-		setops_gather_values(base + slot->off_outv, src, slot->out_count, &av, &bv);
-	}
-}
-
-/*
  * Cached arguments: their keys from the cache, or the answer says which
  * are missing (the backend sends them and asks again).
  */
@@ -366,19 +271,22 @@ run_setop_on_devices(SetopsGpuSetopArgs *args, int device, char *errbuf, size_t 
 		for (d = 0; d < ndev; d++)
 			devices[d] = d;
 		service_device_weights(weights, ndev);
-		return setops_gpu_setop_devices(args, ndev, devices, weights, errbuf, errlen);
+		return service_device->setop_devices(args, ndev, devices, weights, errbuf, errlen);
 	}
-	status = setops_gpu_use_device(device, errbuf, errlen);
+	status = service_device->use(device, errbuf, errlen);
 	if (status != SETOPS_GPU_OK)
 		return status;
-	return setops_gpu_setop(args, errbuf, errlen);
+	return service_device->setop(args, errbuf, errlen);
 }
 
-static void
-run_request(ServiceSlot *slot, int slot_index)
+/*
+ * The handlers, one per request kind: each answers in the slot (status,
+ * errmsg and the kind's results).
+ */
+static SetopsGpuStatus
+handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
 	char	   *base = service_slot_data(slot);
-	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	const void *a_dev = NULL,
 			   *b_dev = NULL;
@@ -387,127 +295,145 @@ run_request(ServiceSlot *slot, int slot_index)
 	void	   *b_copy = NULL;	/* b's cached keys copied to a's device */
 	int64		na = slot->na,
 				nb = slot->nb;
+	SetopsGpuSetopArgs args;
+
+	/* cached arguments: the answer may be which are missing */
+	if ((slot->a_cached || slot->b_cached) &&
+		!resolve_cached(slot, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
+		return SETOPS_GPU_OK;
+	memset(&args, 0, sizeof(args));
+	args.op = slot->op;
+	args.key_type = slot->key_type;
+	args.na = na;
+	args.nb = nb;
+	args.a_dev = a_dev;
+	args.b_dev = b_dev;
+	if (a_dev)
+		 /* in the cache */ ;
+	else if (slot->a_packed)
+	{
+		args.a_packed = base + slot->off_a;
+		args.a_packed_size = slot->a_packed_size;
+	}
+	else
+		args.a = base + slot->off_a;
+	if (b_dev)
+		 /* in the cache */ ;
+	else if (slot->b_packed)
+	{
+		args.b_packed = base + slot->off_b;
+		args.b_packed_size = slot->b_packed_size;
+	}
+	else
+		args.b = base + slot->off_b;
+	args.inputs_distinct = slot->inputs_distinct;
+	args.count_mode = slot->count_mode;
+	args.inputs_sorted = slot->inputs_sorted;
+	args.out_keys = base + slot->off_out;
+	if (slot->val_stride > 0)
+	{
+		args.a_vals = base + slot->off_av;
+		args.b_vals = base + slot->off_bv;
+		args.val_stride = slot->val_stride;
+		args.out_vals = base + slot->off_outv;
+	}
+	if (slot->want_packed)
+	{
+		args.out_packed = base + slot->off_out;
+		args.out_packed_cap = slot->out_packed_cap;
+	}
+	/* cached arguments on two devices: b's keys come over to a's */
+	if (a_dev && b_dev && a_device != b_device)
+	{
+		size_t		bytes = (size_t) nb * setops_key_size(slot->key_type);
+
+		status = service_device->use(a_device, errbuf, errlen);
+		if (status == SETOPS_GPU_OK)
+			status = service_device->buffer_alloc(bytes, &b_copy, errbuf, errlen);
+		if (status == SETOPS_GPU_OK)
+			status = service_device->buffer_copy_peer(b_copy, a_device, b_dev, b_device, bytes,
+												 errbuf, errlen);
+		args.b_dev = b_copy;
+	}
+	if (status == SETOPS_GPU_OK)
+		status = run_setop_on_devices(&args, a_dev ? a_device : b_dev ? b_device : 0,
+									  errbuf, errlen);
+	if (b_copy)
+	{
+		char		ignore[SETOPS_GPU_ERRLEN];
+
+		if (service_device->use(a_device, ignore, sizeof(ignore)) == SETOPS_GPU_OK)
+			service_device->buffer_free(b_copy);
+	}
+	slot->out_count = args.out_count;
+	slot->out_packed_size = args.out_packed_size;
+	slot->ms_encode = args.ms_encode;
+	slot->unsorted_arg = args.unsorted_arg;
+	slot->unsorted_pos = args.unsorted_pos;
+	slot->ms_upload = args.ms_upload;
+	slot->ms_decode = args.ms_decode;
+	slot->ms_kernel = args.ms_kernel;
+	slot->ms_download = args.ms_download;
+	return status;
+}
+
+static SetopsGpuStatus
+handle_sort(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
+{
+	int64_t		n = slot->na;
+	SetopsGpuStatus status = service_device->use(0, errbuf, errlen);
+
+	if (status == SETOPS_GPU_OK)
+		status = service_device->sort(slot->key_type, service_slot_data(slot) + slot->off_a, &n,
+									  slot->distinct, errbuf, errlen);
+	slot->out_count = n;
+	return status;
+}
+
+static SetopsGpuStatus
+handle_devices(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
+{
+	publish_devices();
+	return SETOPS_GPU_OK;
+}
+
+typedef SetopsGpuStatus (*RequestHandler) (ServiceSlot *slot, int slot_index,
+										   char *errbuf, size_t errlen);
+
+static const RequestHandler handlers[] = {
+	[REQ_SETOP] = handle_setop,
+	[REQ_SORT] = handle_sort,
+	[REQ_DEVICES] = handle_devices,
+	[REQ_CACHE_PUT] = service_cache_put,
+	[REQ_BATCH] = service_run_batch,
+	[REQ_STAGE_PUT] = service_stage_request,
+	[REQ_REDUCE] = service_stage_request,
+	[REQ_STAGE_GET] = service_stage_request,
+};
+
+static void
+run_request(ServiceSlot *slot, int slot_index)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status = SETOPS_GPU_ERROR;
 
 	slot->out_count = 0;
 	slot->unsorted_arg = 0;
 	slot->unsorted_pos = -1;
 	slot->cache_missing = 0;
 	slot->ms_upload = slot->ms_decode = slot->ms_kernel = slot->ms_download = slot->ms_encode = 0;
-	slot->out_packed_size = 0;	/* emulation answers with keys */
+	slot->out_packed_size = 0;
 
-	if (slot->kind == REQ_CACHE_PUT)
-	{
-		service_cache_put(slot, slot_index);
-		return;
-	}
-	service_cache_slot_done(slot_index);
-	if (slot->kind == REQ_STAGE_PUT || slot->kind == REQ_REDUCE || slot->kind == REQ_STAGE_GET)
-	{
-		service_stage_request(slot, slot_index,
-							  setops_service_emulate && setops_service->ndevices == 0);
-		return;
-	}
-	service_stage_done(slot_index);
-	if (slot->kind == REQ_BATCH)
-	{
-		service_run_batch(slot, setops_service_emulate && setops_service->ndevices == 0);
-		return;
-	}
-	if (slot->kind == REQ_SETOP && (slot->a_cached || slot->b_cached) &&
-		!resolve_cached(slot, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
-		status = SETOPS_GPU_OK;	/* the answer is what is missing */
-	else if (slot->kind == REQ_DEVICES)
-		publish_devices();
-	else if (setops_service_emulate && setops_service->ndevices == 0)
-		emulate_request(slot, a_dev, na, b_dev, nb);
-	else if (slot->kind == REQ_SORT)
-	{
-		int64_t		n = slot->na;
-
-		status = setops_gpu_use_device(0, errbuf, sizeof(errbuf));
-		if (status == SETOPS_GPU_OK)
-			status = setops_gpu_sort(slot->key_type, base + slot->off_a, &n, slot->distinct,
-									 errbuf, sizeof(errbuf));
-		slot->out_count = n;
-	}
+	/* a slot's pending cache put and stage end when it serves anything else */
+	if (slot->kind != REQ_CACHE_PUT)
+		service_cache_slot_done(slot_index);
+	if (slot->kind != REQ_STAGE_PUT && slot->kind != REQ_REDUCE && slot->kind != REQ_STAGE_GET)
+		service_stage_done(slot_index);
+	if ((int) slot->kind >= 0 && (int) slot->kind < (int) lengthof(handlers) &&
+		handlers[slot->kind] != NULL)
+		status = handlers[slot->kind] (slot, slot_index, errbuf, sizeof(errbuf));
 	else
-	{
-		SetopsGpuSetopArgs args;
-
-		memset(&args, 0, sizeof(args));
-		args.op = slot->op;
-		args.key_type = slot->key_type;
-		args.na = na;
-		args.nb = nb;
-		args.a_dev = a_dev;
-		args.b_dev = b_dev;
-		if (a_dev)
-			 /* in the cache */ ;
-		else if (slot->a_packed)
-		{
-			args.a_packed = base + slot->off_a;
-			args.a_packed_size = slot->a_packed_size;
-		}
-		else
-			args.a = base + slot->off_a;
-		if (b_dev)
-			 /* in the cache */ ;
-		else if (slot->b_packed)
-		{
-			args.b_packed = base + slot->off_b;
-			args.b_packed_size = slot->b_packed_size;
-		}
-		else
-			args.b = base + slot->off_b;
-		args.inputs_distinct = slot->inputs_distinct;
-		args.count_mode = slot->count_mode;
-		args.inputs_sorted = slot->inputs_sorted;
-		args.out_keys = base + slot->off_out;
-		if (slot->val_stride > 0)
-		{
-			args.a_vals = base + slot->off_av;
-			args.b_vals = base + slot->off_bv;
-			args.val_stride = slot->val_stride;
-			args.out_vals = base + slot->off_outv;
-		}
-		if (slot->want_packed)
-		{
-			args.out_packed = base + slot->off_out;
-			args.out_packed_cap = slot->out_packed_cap;
-		}
-		/* cached arguments on two devices: b's keys come over to a's */
-		if (a_dev && b_dev && a_device != b_device)
-		{
-			size_t		bytes = (size_t) nb * setops_key_size(slot->key_type);
-
-			status = setops_gpu_use_device(a_device, errbuf, sizeof(errbuf));
-			if (status == SETOPS_GPU_OK)
-				status = setops_gpu_buffer_alloc(bytes, &b_copy, errbuf, sizeof(errbuf));
-			if (status == SETOPS_GPU_OK)
-				status = setops_gpu_buffer_copy_peer(b_copy, a_device, b_dev, b_device, bytes,
-													 errbuf, sizeof(errbuf));
-			args.b_dev = b_copy;
-		}
-		if (status == SETOPS_GPU_OK)
-			status = run_setop_on_devices(&args, a_dev ? a_device : b_dev ? b_device : 0,
-										  errbuf, sizeof(errbuf));
-		if (b_copy)
-		{
-			char		ignore[SETOPS_GPU_ERRLEN];
-
-			if (setops_gpu_use_device(a_device, ignore, sizeof(ignore)) == SETOPS_GPU_OK)
-				setops_gpu_buffer_free(b_copy);
-		}
-		slot->out_count = args.out_count;
-		slot->out_packed_size = args.out_packed_size;
-		slot->ms_encode = args.ms_encode;
-		slot->unsorted_arg = args.unsorted_arg;
-		slot->unsorted_pos = args.unsorted_pos;
-		slot->ms_upload = args.ms_upload;
-		slot->ms_decode = args.ms_decode;
-		slot->ms_kernel = args.ms_kernel;
-		slot->ms_download = args.ms_download;
-	}
+		snprintf(errbuf, sizeof(errbuf), "internal error: request kind %d", (int) slot->kind);
 	slot->status = status;
 	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
 }
@@ -522,8 +448,7 @@ gpu_still_usable(void)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
 
-	if (setops_service->ndevices > 0 && !setops_service_emulate &&
-		setops_gpu_device_count(errbuf, sizeof(errbuf)) == 0)
+	if (setops_service->ndevices > 0 && service_device->count(errbuf, sizeof(errbuf)) == 0)
 	{
 		ereport(LOG,
 				(errmsg("setops GPU service: restarting for a new GPU context: %s", errbuf)));
@@ -646,11 +571,13 @@ setops_service_main(Datum arg)
 	before_shmem_exit(service_exit, (Datum) 0);
 
 	/* the only CUDA context of the cluster, and the pinned arena */
-	setops_gpu_set_interrupt_callback(serving_abandoned);
+	if (setops_service_emulate && setops_gpu_device.count(errbuf, sizeof(errbuf)) == 0)
+		service_device = &setops_emulated_device;
+	service_device->set_interrupt_callback(serving_abandoned);
 	setops_cpu_set_interrupt_hook(serving_cpu_interrupts);
 	publish_devices();
 	if (setops_service->ndevices > 0 &&
-		setops_gpu_register_host(setops_service->arena,
+		service_device->register_host(setops_service->arena,
 								 setops_service->slot_bytes * setops_service->nslots,
 								 errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		ereport(LOG,

@@ -9,7 +9,7 @@
 --   * a fold, row by row, with the plain two-argument functions
 --     (array_intersect_gpu, array_union_gpu; array_sort_gpu of the
 --     concatenation for merge), for groups too large for counts: these
---     groups hold more than AGG_REDUCE_BYTES (32 MB, agg_funcs.c) of keys,
+--     groups hold more than AGG_REDUCE_BYTES (32 MB, exec/aggregate.c) of keys,
 --     so an intersection's state is reduced in place while rows still come,
 --     and the final reduction combines that run with the rows added after
 --     it (unions and merges wait until 512 MB: the same code path).

@@ -1,6 +1,6 @@
 -- 11_agg_mapped.sql: aggregate states large enough to leave palloc'd
 -- memory (past agg_mapped_bytes, 32 MB or 64 MB for an intersection,
--- agg_funcs.c: the keys move to a mapping grown by mremap), checked
+-- exec/aggregate.c: the keys move to a mapping grown by mremap), checked
 -- against answers known by construction.
 -- 20 rows of 1M int4, row r holding k * 20 + r for k in 0..999999, so the
 -- union of all rows is exactly 1..20,000,000 (an 80 MB state), every row

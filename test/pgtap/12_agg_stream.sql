@@ -1,6 +1,6 @@
 -- 12_agg_stream.sql: array_union_agg and array_merge_agg whose rows stream
--- to the GPU as they come (setops.agg_stream_min_size, agg_funcs.c and
--- service_stage.c), against a reference that does not use the extension:
+-- to the GPU as they come (setops.agg_stream_min_size, exec/aggregate.c and
+-- service/client_stage.c), against a reference that does not use the extension:
 -- per key, the maximum (union) and the sum (merge) of its copies over the
 -- non-NULL rows.
 --

@@ -5,7 +5,7 @@
 -- WHERE, in aggregates of a partitionwise GROUP BY (the whole aggregate
 -- per shard), in ORDER BY and in joins of one server; constants of the
 -- packed types deparse as their text form.  And what PostgreSQL 15's
--- postgres_fdw does not ship, as the README states: expressions in the
+-- postgres_fdw does not ship, as docs/sharding.md states: expressions in the
 -- select list of a plain scan, partial aggregates (an aggregate over all
 -- partitions), window functions.  The answers of these queries are
 -- compared with the local table in 02_answers.sql and 03_aggregates.sql.

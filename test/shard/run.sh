@@ -23,7 +23,7 @@
 # directories only.  SETOPS_SHARD_SERVER_OPTS is added to every server's
 # options: for the gpu mode, shared_preload_libraries=setops (and on a
 # machine without a GPU setops.service_emulate=on), each server then runs
-# its own GPU service (see README, "A GPU per shard").
+# its own GPU service (see docs/sharding.md, "A GPU per shard").
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source scripts/lib.sh

@@ -1,6 +1,6 @@
 /*
- * service_stage.c
- *	  Staged reductions through the GPU service: runs held on the device
+ * client_stage.c
+ *	  Staged reductions through the GPU service, the backend's side: runs held on the device
  *	  while every round of a reduction runs there, and streams that put an
  *	  aggregate's rows there as they come.
  *
@@ -21,13 +21,12 @@
  * state grows large puts each row on the device as the transition receives
  * it, rather than appending it to host memory and copying everything
  * towards the device in the final function.  Its slot is this backend's
- * one stream slot (service_client.c), given back when the stream closes,
+ * one stream slot (client.c), given back when the stream closes,
  * its memory context goes, or the transaction aborts.  The rows are then
  * only on the device: what the CPU engine needs is read back from there
  * (setops_service_stream_fetch).
  *
- * With setops.service_emulate and no GPU the worker answers with the CPU
- * engine, through the same requests.
+ * The worker's side is worker_stage.c.
  */
 #include "postgres.h"
 
@@ -35,7 +34,7 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
-#include "service/service.h"
+#include "service/client.h"
 #include "engine/cpu/engine.h"
 
 /* ---- the backend's side ---- */
@@ -491,243 +490,4 @@ setops_service_stream_close(SetopsStageStream *s)
 	s->open = false;
 	/* the worker frees the stage once the slot is free */
 	service_release_stream_slot(s->pipe.slot, s->token);
-}
-
-/* ---- the worker's side ---- */
-
-/* A slot's staged reduction: device buffers, or worker memory when emulating. */
-typedef struct SlotStage
-{
-	bool		used;
-	bool		emulated;
-	int			device;
-	uint64		epoch;			/* of the device context that holds the buffers */
-	SetopsKeyType type;
-	int64		total;			/* keys staged */
-	int64		capacity;		/* keys cur holds (one more is allocated) */
-	void	   *cur;
-	void	   *spare;
-	void	   *result;			/* cur, spare, or (emulated) the CPU's answer */
-	int64		n;
-	bool		reduced;
-	MemoryContext cxt;			/* emulated: holds the buffers */
-} SlotStage;
-
-static SlotStage *stages = NULL;
-
-void
-service_stage_init(void)
-{
-	stages = MemoryContextAllocZero(TopMemoryContext, sizeof(SlotStage) * setops_service->nslots);
-}
-
-/*
- * Stages whose slot is free again: their backend gave up between requests
- * (an ERROR or a cancel after a piece), so nobody will read them.  A stage
- * in use keeps its slot claimed from its first piece to its last.
- */
-void
-service_stage_sweep(void)
-{
-	int			i;
-
-	for (i = 0; i < setops_service->nslots; i++)
-		if (stages[i].used &&
-			pg_atomic_read_u32(&setops_service->slots[i].state) == SLOT_FREE)
-			service_stage_done(i);
-}
-
-void
-service_stage_done(int slot_index)
-{
-	SlotStage  *st = &stages[slot_index];
-	char		errbuf[SETOPS_GPU_ERRLEN];
-
-	if (!st->used)
-		return;
-	if (st->emulated)
-		MemoryContextDelete(st->cxt);
-	else if (st->epoch == setops_gpu_context_epoch() &&
-			 setops_gpu_use_device(st->device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK)
-	{
-		setops_gpu_buffer_free(st->cur);
-		setops_gpu_buffer_free(st->spare);
-	}
-	memset(st, 0, sizeof(*st));
-}
-
-/* A buffer of keys + 1 keys for st. */
-static SetopsGpuStatus
-stage_alloc(SlotStage *st, int64 keys, void **p, char *errbuf, size_t errlen)
-{
-	size_t		bytes = (keys + 1) * setops_key_size(st->type);
-
-	if (!st->emulated)
-		return setops_gpu_buffer_alloc(bytes, p, errbuf, errlen);
-	*p = MemoryContextAllocExtended(st->cxt, bytes, MCXT_ALLOC_HUGE);
-	return SETOPS_GPU_OK;
-}
-
-/* Room for need keys in cur, at least doubling; cur is intact on failure. */
-static SetopsGpuStatus
-stage_grow(SlotStage *st, int64 need, char *errbuf, size_t errlen)
-{
-	int64		cap = Max(need, 2 * st->capacity);
-	size_t		ks = setops_key_size(st->type);
-	void	   *p;
-	SetopsGpuStatus status;
-
-	if (st->emulated)
-	{
-		st->cur = repalloc_huge(st->cur, (cap + 1) * ks);
-		st->capacity = cap;
-		return SETOPS_GPU_OK;
-	}
-	status = stage_alloc(st, cap, &p, errbuf, errlen);
-	if (status == SETOPS_GPU_OK && st->total > 0)
-		status = setops_gpu_buffer_copy_peer(p, st->device, st->cur, st->device,
-											 st->total * ks, errbuf, errlen);
-	if (status != SETOPS_GPU_OK)
-	{
-		setops_gpu_buffer_free(p);
-		return status;
-	}
-	setops_gpu_buffer_free(st->cur);
-	st->cur = p;
-	st->capacity = cap;
-	return SETOPS_GPU_OK;
-}
-
-/* REQ_STAGE_PUT, REQ_REDUCE and REQ_STAGE_GET. */
-void
-service_stage_request(ServiceSlot *slot, int slot_index, bool emulate)
-{
-	SlotStage  *st = &stages[slot_index];
-	char	   *base = service_slot_data(slot);
-	size_t		ks = setops_key_size(slot->key_type);
-	char		errbuf[SETOPS_GPU_ERRLEN] = "";
-	SetopsGpuStatus status = SETOPS_GPU_OK;
-	bool		keep = false;	/* a failure that left the stage intact */
-
-	/* a stage from an earlier device context is gone with it */
-	if (st->used && !st->emulated && st->epoch != setops_gpu_context_epoch())
-		memset(st, 0, sizeof(*st));
-
-	if (slot->kind == REQ_STAGE_PUT)
-	{
-		/* the first piece makes the stage, sized by the hint in put_total */
-		if (slot->put_offset == 0)
-		{
-			service_stage_done(slot_index);
-			st->used = true;
-			st->emulated = emulate;
-			st->type = slot->key_type;
-			st->capacity = Max(slot->put_total, slot->na);
-			if (emulate)
-				st->cxt = AllocSetContextCreate(TopMemoryContext, "setops staged reduction",
-												ALLOCSET_DEFAULT_SIZES);
-			else
-			{
-				st->device = 0;
-				st->epoch = setops_gpu_context_epoch();
-				status = setops_gpu_use_device(0, errbuf, sizeof(errbuf));
-			}
-			if (status == SETOPS_GPU_OK)
-				status = stage_alloc(st, st->capacity, &st->cur, errbuf, sizeof(errbuf));
-		}
-		/* pieces come in order, each appended */
-		if (status == SETOPS_GPU_OK &&
-			(!st->used || st->reduced || slot->put_offset != st->total))
-		{
-			snprintf(errbuf, sizeof(errbuf), "internal error: a staged piece out of place");
-			status = SETOPS_GPU_ERROR;
-		}
-		if (status == SETOPS_GPU_OK && !st->emulated)
-			status = setops_gpu_use_device(st->device, errbuf, sizeof(errbuf));
-		if (status == SETOPS_GPU_OK && st->total + slot->na > st->capacity)
-		{
-			status = stage_grow(st, st->total + slot->na, errbuf, sizeof(errbuf));
-			keep = status != SETOPS_GPU_OK;
-		}
-		if (status == SETOPS_GPU_OK)
-		{
-			if (st->emulated)
-				memcpy((char *) st->cur + st->total * ks, base + slot->off_a, slot->na * ks);
-			else
-				status = setops_gpu_buffer_write(st->cur, st->total * ks, base + slot->off_a,
-												 slot->na * ks, errbuf, sizeof(errbuf));
-		}
-		if (status == SETOPS_GPU_OK)
-			st->total += slot->na;
-	}
-	else if (slot->kind == REQ_REDUCE)
-	{
-		int64	   *lengths = (int64 *) base;
-		int64		total = 0,
-					i;
-
-		for (i = 0; i < slot->npairs; i++)
-			total += lengths[i];
-		if (!st->used || st->reduced || total != st->total || slot->npairs < 1)
-		{
-			snprintf(errbuf, sizeof(errbuf), "internal error: no staged runs to reduce");
-			status = SETOPS_GPU_ERROR;
-		}
-		else if (st->emulated)
-		{
-			MemoryContext old = MemoryContextSwitchTo(st->cxt);
-
-			st->result = setops_reduce_on_cpu(slot->op, st->type, st->cur, lengths,
-											  slot->npairs, total, &st->n);
-			MemoryContextSwitchTo(old);
-		}
-		else
-		{
-			int			in_spare = 0;
-			double		t0 = setops_now_ms();
-
-			status = setops_gpu_use_device(st->device, errbuf, sizeof(errbuf));
-			/* the rounds' second buffer; without it the staged runs can still be read */
-			if (status == SETOPS_GPU_OK && st->spare == NULL)
-			{
-				status = stage_alloc(st, st->total, &st->spare, errbuf, sizeof(errbuf));
-				keep = status != SETOPS_GPU_OK;
-			}
-			if (status == SETOPS_GPU_OK)
-				status = setops_gpu_reduce_device(slot->op, st->type, st->cur, st->spare, lengths,
-												  slot->npairs, &in_spare, &st->n,
-												  errbuf, sizeof(errbuf));
-			st->result = in_spare ? st->spare : st->cur;
-			slot->ms_kernel = setops_now_ms() - t0;
-		}
-		st->reduced = status == SETOPS_GPU_OK;
-		slot->out_count = st->n;
-	}
-	else
-	{
-		/* REQ_STAGE_GET: the result once reduced, else the staged keys */
-		int64		n = st->reduced ? st->n : st->total;
-		const void *from = st->reduced ? st->result : st->cur;
-
-		if (!st->used || slot->put_offset + slot->na > n || (slot->stage_raw && st->reduced))
-		{
-			snprintf(errbuf, sizeof(errbuf), "internal error: no staged keys to read");
-			status = SETOPS_GPU_ERROR;
-		}
-		else if (st->emulated)
-			memcpy(base + slot->off_out, (const char *) from + slot->put_offset * ks, slot->na * ks);
-		else
-		{
-			status = setops_gpu_use_device(st->device, errbuf, sizeof(errbuf));
-			if (status == SETOPS_GPU_OK)
-				status = setops_gpu_buffer_read(from, slot->put_offset * ks, base + slot->off_out,
-												slot->na * ks, errbuf, sizeof(errbuf));
-		}
-		if (slot->stage_release)
-			service_stage_done(slot_index);
-	}
-	if (status != SETOPS_GPU_OK && !keep)
-		service_stage_done(slot_index);
-	slot->status = status;
-	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
 }

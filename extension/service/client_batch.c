@@ -1,18 +1,13 @@
 /*
- * service_batch.c
- *	  Batches through the GPU service: many pairs in one request, and
- *	  reductions whose runs stay on the device between rounds.
+ * client_batch.c
+ *	  Batches through the GPU service, the backend's side: many pairs in
+ *	  one request.
  *
  * A batch request carries whole pairs: as many as fit the slot, A's keys
  * end to end, B's likewise (a shared B once), the pairs' starts and
  * lengths, and room for the outputs at their bound.  The worker runs them
- * in one segmented launch (engine/gpu/batch_kernel.cu).
- *
- * Reductions, whose runs stay on the device between rounds, are in
- * service_stage.c.
- *
- * With setops.service_emulate and no GPU the worker answers with the CPU
- * engine, through the same requests.
+ * in one segmented launch (worker_batch.c).  Reductions, whose runs stay
+ * on the device between rounds, are in client_stage.c.
  */
 #include "postgres.h"
 
@@ -20,7 +15,7 @@
 #include "utils/memutils.h"
 
 #include "setops.h"
-#include "service/service.h"
+#include "service/client.h"
 #include "engine/cpu/engine.h"
 
 /* ---- the backend's side ---- */
@@ -164,66 +159,4 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 	}
 	service_release_slot();
 	return status;
-}
-
-/* ---- the worker's side ---- */
-
-/* REQ_BATCH: the pairs in the arena, outputs into the arena. */
-void
-service_run_batch(ServiceSlot *slot, bool emulate)
-{
-	char	   *base = service_slot_data(slot);
-	int64	   *pairs = (int64 *) (base + slot->off_av);
-	int64		np = slot->npairs;
-	char		errbuf[SETOPS_GPU_ERRLEN] = "";
-	SetopsGpuStatus status = SETOPS_GPU_OK;
-
-	if (emulate)
-	{
-		SetopsSegd	as,
-					bs;
-
-		as.nsegs = bs.nsegs = np;
-		as.starts = pairs;
-		as.lengths = pairs + np;
-		bs.starts = pairs + 2 * np;
-		bs.lengths = pairs + 3 * np;
-		as.total = slot->na;
-		bs.total = slot->nb;
-		slot->out_count = setops_cpu_setop_segmented(slot->op, slot->key_type, base + slot->off_a,
-													 &as, base + slot->off_b, &bs,
-													 base + slot->off_out,
-													 (int64_t *) (base + slot->off_outv),
-													 slot->want_pos ? (int64_t *) (base + slot->off_bv) : NULL);
-	}
-	else
-	{
-		SetopsGpuBatchArgs args;
-
-		memset(&args, 0, sizeof(args));
-		args.op = slot->op;
-		args.key_type = slot->key_type;
-		args.a = base + slot->off_a;
-		args.a_keys = slot->na;
-		args.b = base + slot->off_b;
-		args.b_keys = slot->nb;
-		args.npairs = np;
-		args.a_start = pairs;
-		args.a_len = pairs + np;
-		args.b_start = pairs + 2 * np;
-		args.b_len = pairs + 3 * np;
-		args.b_shared = slot->b_shared;
-		args.out_keys = base + slot->off_out;
-		args.out_lengths = (int64_t *) (base + slot->off_outv);
-		args.out_pos = slot->want_pos ? (int64_t *) (base + slot->off_bv) : NULL;
-		status = setops_gpu_use_device(0, errbuf, sizeof(errbuf));
-		if (status == SETOPS_GPU_OK)
-			status = setops_gpu_setop_batch(&args, errbuf, sizeof(errbuf));
-		slot->out_count = args.out_count;
-		slot->ms_upload = args.ms_upload;
-		slot->ms_kernel = args.ms_kernel;
-		slot->ms_download = args.ms_download;
-	}
-	slot->status = status;
-	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
 }

@@ -1,0 +1,76 @@
+/*
+ * args.h
+ *	  Reading arguments (arrays, packed values, stored values by identity)
+ *	  and building results: args/array_io.c, packed_args.c, stored_value.c,
+ *	  mapped_buffer.c.  Used by funcs/ and exec/; uses engine/ only.
+ */
+#ifndef SETOPS_ARGS_H
+#define SETOPS_ARGS_H
+
+#include "setops.h"
+
+extern SetopsKeyType setops_key_type_of(Oid elemtype);
+extern void setops_read_keys(Datum array, int argno, const char *fname,
+							 SetopsKeys *keys);
+extern void setops_require_sorted(const char *fname, SetopsKeys *keys);
+extern void setops_require_sorted2(const char *fname, SetopsKeys *a, SetopsKeys *b);
+extern void setops_read_values(FunctionCallInfo fcinfo, Datum array, int argno,
+							   const char *fname, int64 nkeys, int keys_argno,
+							   SetopsValues *values);
+extern void setops_report_unsorted(const char *fname, const SetopsKeys *keys,
+								   int64 pos) pg_attribute_noreturn();
+
+extern void setops_advise_huge_pages(void *p, Size bytes);
+
+/* mapped_buffer.c: a buffer grown in place by mremap, freed with its context */
+typedef struct SetopsMappedBuffer
+{
+	char	   *p;				/* NULL until first grown */
+	Size		bytes;
+	bool		registered;		/* callback set on the owner context */
+	MemoryContextCallback callback;
+} SetopsMappedBuffer;
+
+extern bool setops_mapped_available(void);
+extern void *setops_mapped_grow(SetopsMappedBuffer *m, Size bytes, MemoryContext owner);
+extern void setops_mapped_free(SetopsMappedBuffer *m);
+extern void setops_result_alloc(SetopsResult *res, Oid elemtype, int stride,
+								int64 capacity, const char *fname);
+extern Datum setops_result_finish(SetopsResult *res, int64 n, const char *fname);
+extern Oid	setops_key_elemtype(SetopsKeyType type);
+extern void setops_gather_values(char *dst, const int64 *pos, int64 n,
+								 const SetopsValues *av, const SetopsValues *bv);
+
+/* ---- packed arguments and results (packed_args.c) ---- */
+
+extern void setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno,
+							const char *fname, SetopsKeys *keys);
+extern void setops_read_packed(Datum datum, int argno, const char *fname,
+							   SetopsKeys *keys);
+extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
+extern void *setops_packed_decode(const void *packed, const char *fname, int argno);
+/* NULL, or why the keys of a checked value would not ascend */
+struct PackedHeader;
+extern const char *setops_packed_decode_into(const struct PackedHeader *h, void *keys);
+extern void setops_release_packed(Datum datum, SetopsKeys *keys);
+extern const char *setops_packed_type_name(SetopsKeyType type);
+/* bytes from outside (receive, bytea): everything a reader relies on checked */
+extern struct varlena *setops_packed_from_untrusted(const char *bytes, size_t len,
+													SetopsKeyType type, const char *fname);
+extern int64 setops_packed_count(Datum datum, const char *fname);
+extern bool setops_packed_first_key(const SetopsKeys *keys, int64 *key);
+
+/* ---- stored arguments by identity (stored_value.c) ---- */
+
+extern void setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno,
+								   const char *fname, SetopsKeys *keys, int64 min_keys);
+extern void setops_read_stored(SetopsKeys *keys, const char *fname);
+extern bool setops_read_stored_into(Datum datum, Oid elemtype,
+									void *(*room) (int64 n, void *arg), void *arg,
+									void **keys, int64 *n);
+extern bool setops_returns_packed(FunctionCallInfo fcinfo);
+extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
+								 const char *fname);
+extern Datum setops_packed_finish(void *v, size_t size, const char *fname);
+
+#endif							/* SETOPS_ARGS_H */

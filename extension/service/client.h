@@ -1,0 +1,106 @@
+/*
+ * client.h
+ *	  The GPU service's backend side (client*.c): claiming slots, sending
+ *	  requests, streams of staged keys.  Used by exec/; uses protocol.h and
+ *	  engine/.
+ */
+#ifndef SETOPS_SERVICE_CLIENT_H
+#define SETOPS_SERVICE_CLIENT_H
+
+#include "service/protocol.h"
+
+/* client.c: slots, for the other request senders */
+extern bool service_client_up(char *errbuf, size_t errlen);
+extern ServiceSlot *service_claim_slot(void);
+extern SetopsGpuStatus service_submit(ServiceSlot *slot, char *errbuf, size_t errlen);
+extern void service_release_slot(void);
+/* a request whose answer is awaited later, by service_wait */
+extern SetopsGpuStatus service_submit_nowait(ServiceSlot *slot, char *errbuf, size_t errlen);
+extern SetopsGpuStatus service_wait(ServiceSlot *slot, char *errbuf, size_t errlen);
+/* the one slot a backend's stream keeps across calls (client_stage.c) */
+extern ServiceSlot *service_claim_stream_slot(uint64 *token);
+extern bool service_holds_stream_slot(ServiceSlot *slot, uint64 token);
+extern void service_release_stream_slot(ServiceSlot *slot, uint64 token);
+
+/*
+ * client.c: the backend's side, with the signatures of the GPU
+ * interface (engine/gpu/setops_gpu.h), so the dispatcher does not care which.
+ * SETOPS_GPU_TOO_LARGE when a request cannot be split to fit a slot
+ * (packed values, sorts); SETOPS_GPU_NO_SERVICE when the worker is not
+ * running.
+ */
+extern int	setops_service_device_count(char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_device_info(int index, SetopsGpuDeviceInfo *info,
+												  char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_setop(SetopsGpuSetopArgs *args,
+											char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_sort(SetopsKeyType key_type, void *keys, int64 *n,
+										   int distinct, char *errbuf, size_t errlen);
+extern bool setops_service_fits(Size bytes);
+extern bool setops_service_caches(void);
+extern SetopsGpuStatus setops_service_setop_cached(SetopsGpuSetopArgs *args,
+												  const SetopsCacheKey *a_key,
+												  const SetopsCacheKey *b_key, bool retry,
+												  int *missing, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_cache_put(const SetopsCacheKey *key, const void *keys,
+												int64 n, int64 *unsorted_pos,
+												char *errbuf, size_t errlen);
+extern void setops_service_refresh_devices(void);
+extern int	setops_service_cache_stats(SetopsCacheStats *stats);
+
+/*
+ * client_batch.c.  setops_service_batch sends pairs
+ * first.. of batch, as many as fit one slot, and sets *next after the last
+ * sent (*next == first: that pair alone does not fit a slot); outputs and
+ * positions go to out / out_pos, lengths to out_lengths[first..], the
+ * count to *n.
+ */
+struct SetopsBatch;
+extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int64 first,
+											int64 *next, void *out, int64 *out_lengths,
+											int64 *out_pos, int64 *n,
+											char *errbuf, size_t errlen);
+
+/*
+ * client_stage.c.  setops_service_reduce stages the
+ * runs on the device, reduces them there and reads the result back into
+ * alloc(n)'s buffer (setops_service_reduce_fits says whether it can).
+ *
+ * A stream stages keys as they come, from one call to the next: open
+ * gives NULL when this backend streams already, no slot is free or there
+ * is no service (keep the keys in host memory then); its slot is given
+ * back by close, by a reset of cxt, or by a transaction abort; it takes
+ * what setops_service_reduce_fits allows.  reserve gives room for n keys
+ * in the slot, to be written there and counted by commit (NULL when n is
+ * more than fits at once: put them instead).  reduce reduces all keys put
+ * as the runs of lengths; fetch reads them back as
+ * put (into count keys at dst), the rows of a failed put included, as far
+ * as the stage is intact.  After a failure, only fetch and close.
+ */
+typedef struct SetopsStageStream SetopsStageStream;
+extern bool setops_service_reduce_fits(SetopsKeyType type, int64 total, int64 nruns);
+extern SetopsGpuStatus setops_service_reduce(SetopsOp op, SetopsKeyType type, const void *keys,
+											 const int64 *lengths, int64 nruns, int64 total,
+											 void *(*alloc) (int64 n, void *arg), void *arg,
+											 void **result, int64 *n,
+											 char *errbuf, size_t errlen);
+extern SetopsStageStream *setops_service_stream_open(SetopsKeyType type, int64 hint,
+													 MemoryContext cxt);
+extern int64 setops_service_stream_count(const SetopsStageStream *s);
+extern SetopsGpuStatus setops_service_stream_put(SetopsStageStream *s, const void *keys,
+												 int64 n, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_reserve(SetopsStageStream *s, int64 n,
+													 void **room, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_commit(SetopsStageStream *s, int64 n,
+													char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_reduce(SetopsStageStream *s, SetopsOp op,
+													const int64 *lengths, int64 nruns,
+													void *(*alloc) (int64 n, void *arg), void *arg,
+													void **result, int64 *n,
+													char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_stream_fetch(SetopsStageStream *s, void *dst,
+												   char *errbuf, size_t errlen);
+extern void setops_service_stream_close(SetopsStageStream *s);
+extern void setops_service_wait_ready(void);
+
+#endif							/* SETOPS_SERVICE_CLIENT_H */

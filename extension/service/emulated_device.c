@@ -1,0 +1,284 @@
+/*
+ * emulated_device.c
+ *	  The CPU engine standing in for a GPU (setops.service_emulate, on a
+ *	  machine without one): the worker's device when it found none.
+ *
+ * Its "device memory" is the worker's own memory, its operations the CPU
+ * engine's, so every request takes the same path through the service as
+ * on a GPU and the transport is tested where there is none.  The answers
+ * are the engine's; the timings stay zero; a packed result comes back as
+ * keys (out_packed_size 0), which the client accepts.
+ *
+ * Buffers are malloc'd: a failure is a status, as on a GPU.  Scratch for
+ * one call is palloc'd in the worker's per-request context (an ERROR there,
+ * a cancel from the engine's interrupt hook, fails only the request).
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "setops.h"
+#include "service/protocol.h"
+#include "service/device_ops.h"
+#include "engine/cpu/engine.h"
+#include "engine/cpu/packed_codec.h"
+
+static int
+emu_count(char *errbuf, size_t errlen)
+{
+	return 1;
+}
+
+/* The figures the service publishes for it. */
+static SetopsGpuStatus
+emu_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
+{
+	if (index != 0)
+	{
+		snprintf(errbuf, errlen, "no device %d", index);
+		return SETOPS_GPU_UNAVAILABLE;
+	}
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "CPU engine (setops.service_emulate)");
+	/* the transfer arena stands in for device memory */
+	info->total_memory = info->free_memory = setops_service->slot_bytes * setops_service->nslots;
+	info->multiprocessors = 1;
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+emu_use(int index, char *errbuf, size_t errlen)
+{
+	return SETOPS_GPU_OK;
+}
+
+/* its memory is never lost */
+static uint64_t
+emu_epoch(void)
+{
+	return 1;
+}
+
+static SetopsGpuStatus
+emu_register_host(void *host, size_t bytes, char *errbuf, size_t errlen)
+{
+	return SETOPS_GPU_OK;
+}
+
+static void
+emu_set_interrupt_callback(SetopsGpuInterruptFn fn)
+{
+	/* the engine's own hook (setops_cpu_set_interrupt_hook) serves */
+}
+
+static SetopsGpuStatus
+emu_buffer_alloc(size_t bytes, void **p, char *errbuf, size_t errlen)
+{
+	*p = malloc(Max(bytes, 1));
+	if (*p == NULL)
+	{
+		snprintf(errbuf, errlen, "out of memory for a buffer of %zu bytes", bytes);
+		return SETOPS_GPU_OUT_OF_MEMORY;
+	}
+	return SETOPS_GPU_OK;
+}
+
+static void
+emu_buffer_free(void *p)
+{
+	free(p);
+}
+
+static SetopsGpuStatus
+emu_buffer_read(const void *p, size_t offset, void *host, size_t bytes,
+				char *errbuf, size_t errlen)
+{
+	memcpy(host, (const char *) p + offset, bytes);
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+emu_buffer_write(void *p, size_t offset, const void *host, size_t bytes,
+				 char *errbuf, size_t errlen)
+{
+	memcpy((char *) p + offset, host, bytes);
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+emu_buffer_copy_peer(void *dst, int dst_device, const void *src, int src_device, size_t bytes,
+					 char *errbuf, size_t errlen)
+{
+	memcpy(dst, src, bytes);
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+emu_keys_first_unsorted(SetopsKeyType key_type, const void *p, int64_t n, int64_t *pos,
+						char *errbuf, size_t errlen)
+{
+	*pos = setops_cpu_first_unsorted(key_type, p, n);
+	return SETOPS_GPU_OK;
+}
+
+/* A packed argument's keys, or NULL when they would not ascend. */
+static const void *
+emu_decode(const void *packed, int64_t n, size_t ks)
+{
+	void	   *out = palloc_extended(Max(n, 1) * ks, MCXT_ALLOC_HUGE);
+
+	if ((ks == 8 ? setops_packed_decode_i64(packed, out) :
+		 setops_packed_decode_i32(packed, out)) != NULL)
+		return NULL;
+	return out;
+}
+
+/* Where an argument's keys are: host, device (here the same) or packed. */
+static const void *
+emu_arg_keys(const void *keys, const void *dev, const void *packed, int64_t n, size_t ks)
+{
+	if (keys)
+		return keys;
+	if (dev)
+		return dev;
+	return emu_decode(packed, n, ks);
+}
+
+static SetopsGpuStatus
+emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	SetopsKeyType type = args->key_type;
+	size_t		ks = setops_key_size(type);
+	const void *a = emu_arg_keys(args->a, args->a_dev, args->a_packed, args->na, ks);
+	const void *b = a ? emu_arg_keys(args->b, args->b_dev, args->b_packed, args->nb, ks) : NULL;
+	int64_t		pos;
+
+	args->out_count = 0;
+	args->unsorted_arg = 0;
+	args->unsorted_pos = -1;
+	args->out_packed_size = 0;	/* answered with keys */
+	if (a == NULL || b == NULL)
+	{
+		/* a packed argument whose keys would not ascend: corrupt */
+		args->unsorted_arg = a == NULL ? 1 : 2;
+		return SETOPS_GPU_OK;
+	}
+	/* a key in both is an answer in any order, as on the GPU */
+	if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS &&
+		setops_cpu_overlaps(type, a, args->na, b, args->nb))
+	{
+		args->out_count = 1;
+		return SETOPS_GPU_OK;
+	}
+	if ((pos = setops_cpu_first_unsorted(type, a, args->na)) >= 0 ||
+		(pos = setops_cpu_first_unsorted(type, b, args->nb)) >= 0)
+	{
+		args->unsorted_arg = setops_cpu_first_unsorted(type, a, args->na) >= 0 ? 1 : 2;
+		args->unsorted_pos = pos;
+		return SETOPS_GPU_OK;
+	}
+	if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+		args->out_count = 0;	/* none found above, and both in order */
+	else if (args->count_mode == SETOPS_GPU_COUNT_CONTAINS)
+		args->out_count = !setops_cpu_contains(type, a, args->na, b, args->nb);
+	else if (args->count_mode == SETOPS_GPU_COUNT_INTERSECT)
+	{
+		void	   *scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * ks);
+
+		/* both in order (above), so never -1 */
+		args->out_count = setops_cpu_intersect_count(type, a, args->na, b, args->nb, scratch);
+		pfree(scratch);
+	}
+	else if (args->a_vals == NULL)
+		args->out_count = setops_cpu_setop(args->op, type, a, args->na, b, args->nb,
+										   args->out_keys, NULL);
+	else
+	{
+		int64_t    *src = palloc_extended((args->na + args->nb + SETOPS_CPU_OUTPUT_SLACK) *
+										  sizeof(int64_t), MCXT_ALLOC_HUGE);
+
+		args->out_count = setops_cpu_setop(args->op, type, a, args->na, b, args->nb,
+										   args->out_keys, src);
+		setops_cpu_gather_values(args->out_vals, src, args->out_count, args->a_vals, args->na,
+								 args->b_vals, args->val_stride);
+		pfree(src);
+	}
+	return SETOPS_GPU_OK;
+}
+
+/* One device: the parts are the whole. */
+static SetopsGpuStatus
+emu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
+				  const double *weights, char *errbuf, size_t errlen)
+{
+	return emu_setop(args, errbuf, errlen);
+}
+
+static SetopsGpuStatus
+emu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
+{
+	SetopsSegd	as,
+				bs;
+
+	as.nsegs = bs.nsegs = args->npairs;
+	as.starts = args->a_start;
+	as.lengths = args->a_len;
+	bs.starts = args->b_start;
+	bs.lengths = args->b_len;
+	as.total = args->a_keys;
+	bs.total = args->b_keys;
+	args->out_count = setops_cpu_setop_segmented(args->op, args->key_type, args->a, &as,
+												 args->b, &bs, args->out_keys,
+												 args->out_lengths, args->out_pos);
+	return SETOPS_GPU_OK;
+}
+
+/* The rounds between cur and spare, as on the device. */
+static SetopsGpuStatus
+emu_reduce(SetopsOp op, SetopsKeyType key_type, void *cur, void *spare, const int64_t *lengths,
+		   int64_t nruns, int *result_in_spare, int64_t *n, char *errbuf, size_t errlen)
+{
+	int64_t    *scratch = palloc(sizeof(int64_t) * 4 * Max(nruns, 1));
+	int			r = setops_cpu_reduce_rounds(op, key_type, cur, lengths, nruns, spare, cur,
+											 scratch, n);
+
+	pfree(scratch);
+	*result_in_spare = r == 0;
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+emu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
+		 char *errbuf, size_t errlen)
+{
+	void	   *tmp;
+
+	if (*n < 2)
+		return SETOPS_GPU_OK;
+	tmp = palloc_extended(*n * setops_key_size(key_type), MCXT_ALLOC_HUGE);
+	*n = setops_cpu_sort(key_type, keys, *n, distinct, tmp);
+	pfree(tmp);
+	return SETOPS_GPU_OK;
+}
+
+const DeviceOps setops_emulated_device = {
+	.name = "CPU engine (setops.service_emulate)",
+	.host_memory = true,
+	.count = emu_count,
+	.info = emu_info,
+	.use = emu_use,
+	.epoch = emu_epoch,
+	.register_host = emu_register_host,
+	.set_interrupt_callback = emu_set_interrupt_callback,
+	.buffer_alloc = emu_buffer_alloc,
+	.buffer_free = emu_buffer_free,
+	.buffer_read = emu_buffer_read,
+	.buffer_write = emu_buffer_write,
+	.buffer_copy_peer = emu_buffer_copy_peer,
+	.keys_first_unsorted = emu_keys_first_unsorted,
+	.setop = emu_setop,
+	.setop_devices = emu_setop_devices,
+	.setop_batch = emu_setop_batch,
+	.reduce = emu_reduce,
+	.sort = emu_sort,
+};

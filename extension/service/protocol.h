@@ -1,0 +1,185 @@
+/*
+ * protocol.h
+ *	  The GPU service's shared memory: the control block, the request slots
+ *	  and the transfer arena, as the backends (client*.c) and the worker
+ *	  (worker*.c) both see them.
+ *
+ * With shared_preload_libraries = 'setops' the postmaster reserves a
+ * control block and a transfer arena in shared memory and registers the
+ * worker.  The worker creates the only CUDA context, registers the arena
+ * as pinned memory, and serves requests.  A backend never touches CUDA: it
+ * claims a request slot, writes its inputs into the slot's part of the
+ * arena (the one CPU pass over them), wakes the worker and sleeps on its
+ * latch; the worker's DMA reads the inputs straight from the arena and
+ * writes the results back there.  Inputs larger than a slot go through in
+ * chunks that end on key-rank-consistent splits.
+ *
+ * Without the preload there is no service and no GPU: the CPU engine
+ * answers, and setops_devices() says why.
+ */
+#ifndef SETOPS_SERVICE_PROTOCOL_H
+#define SETOPS_SERVICE_PROTOCOL_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/latch.h"
+#include "storage/spin.h"
+
+#include "setops.h"
+
+#define SERVICE_MAX_DEVICES SETOPS_MAX_DEVICES
+
+typedef enum ServiceSlotState
+{
+	SLOT_FREE = 0,
+	SLOT_CLAIMED,				/* a backend is writing its request */
+	SLOT_SUBMITTED,				/* waiting for the worker */
+	SLOT_RUNNING,				/* the worker has it */
+	SLOT_DONE					/* the answer is in; the backend frees it */
+} ServiceSlotState;
+
+typedef enum ServiceRequestKind
+{
+	REQ_SETOP,
+	REQ_SORT,
+	REQ_DEVICES,				/* refresh device info (free memory) */
+	REQ_CACHE_PUT,				/* one piece of a stored array for the cache */
+	REQ_BATCH,					/* many pairs in one launch (client_batch.c) */
+	REQ_STAGE_PUT,				/* one piece of a reduction's runs, kept on the device */
+	REQ_REDUCE,					/* reduce the staged runs, keep the result there */
+	REQ_STAGE_GET				/* one piece of the staged result */
+} ServiceRequestKind;
+
+/* Answers to a REQ_SETOP with cached arguments, besides the status. */
+#define CACHE_MISSING_A 1		/* argument 1 is not (or no longer) cached */
+#define CACHE_MISSING_B 2
+
+/*
+ * One request and its answer.  Offsets are into the slot's region of the
+ * arena; the keys and values are laid out by the backend.
+ */
+typedef struct ServiceSlot
+{
+	pg_atomic_uint32 state;
+	pg_atomic_uint32 abandoned;	/* the backend stopped waiting */
+	Latch	   *owner_latch;
+	uint64		generation;		/* the worker's generation at submission */
+
+	/* request */
+	ServiceRequestKind kind;
+	/*
+	 * Arguments by cache key (a stored array the service may hold): the
+	 * arena then holds nothing for them.  REQ_CACHE_PUT sends the keys of
+	 * a_key's array in pieces: put_offset and na keys of put_total.
+	 */
+	bool		a_cached;
+	bool		b_cached;
+	SetopsCacheKey a_key;
+	SetopsCacheKey b_key;
+	int64		put_offset;
+	int64		put_total;
+	bool		cache_retry;	/* resent after a miss: not counted again */
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	int64		na;
+	int64		nb;
+	int			inputs_distinct;
+	int			count_mode;		/* SetopsGpuCountMode: out_count only */
+	int			inputs_sorted;	/* both known to be in order */
+	int			val_stride;		/* pairs; 0 for keys only */
+	bool		a_packed;		/* the arena holds packed bytes, not keys */
+	bool		b_packed;
+	Size		a_packed_size;
+	Size		b_packed_size;
+	bool		distinct;		/* sort */
+	Size		off_a;
+	Size		off_b;
+	Size		off_av;
+	Size		off_bv;
+	Size		off_out;
+	Size		off_outv;
+	bool		want_packed;	/* pack the result on the device, at off_out */
+	Size		out_packed_cap;
+	/*
+	 * REQ_BATCH: na / nb keys of A / B at off_a / off_b, npairs pairs'
+	 * a_start, a_len, b_start, b_len (int64) at off_av, outputs at off_out,
+	 * their lengths (int64) at off_outv, positions (want_pos) at off_bv.
+	 * REQ_REDUCE: npairs run lengths at off_a.  REQ_STAGE_*: put_offset,
+	 * na keys, put_total in all; stage_release frees the stage after a get.
+	 */
+	int64		npairs;
+	bool		b_shared;
+	bool		want_pos;
+	bool		stage_release;
+	bool		stage_raw;		/* REQ_STAGE_GET of the keys as put: an error once reduced */
+
+	/* answer */
+	SetopsGpuStatus status;
+	int			cache_missing;	/* CACHE_MISSING_* of a cached REQ_SETOP */
+	int64		out_count;
+	int			unsorted_arg;
+	int64		unsorted_pos;
+	double		ms_upload;
+	double		ms_decode;
+	double		ms_kernel;
+	double		ms_download;
+	double		ms_encode;
+	Size		out_packed_size;	/* want_packed: the packed result's bytes */
+	char		errmsg[SETOPS_GPU_ERRLEN];
+} ServiceSlot;
+
+typedef SetopsCacheStats ServiceCacheStats;
+
+typedef struct ServiceShared
+{
+	slock_t		mutex;			/* claiming slots; the fields below */
+	pid_t		worker_pid;		/* 0 when not running */
+	uint64		generation;		/* bumped at every worker start */
+	bool		ready;			/* devices known (possibly none) */
+	Latch	   *worker_latch;
+	int			ndevices;
+	SetopsGpuDeviceInfo devices[SERVICE_MAX_DEVICES];
+	char		unavailable[SETOPS_GPU_ERRLEN]; /* why no device, when none */
+	int			ncaches;		/* devices with a cache (1 when emulating) */
+	ServiceCacheStats cache[SERVICE_MAX_DEVICES];
+	ConditionVariable slot_freed;	/* backends waiting for a free slot */
+	pg_atomic_uint32 nstreams;	/* slots held by streams (fewer than nslots) */
+	int			nslots;
+	Size		slot_bytes;		/* each slot's part of the arena */
+	char	   *arena;			/* nslots * slot_bytes, page aligned */
+	ServiceSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} ServiceShared;
+
+/* NULL unless setops is in shared_preload_libraries. */
+extern ServiceShared *setops_service;
+
+/* Offsets of a request's parts in its slot's arena. */
+#define SERVICE_ALIGN(x) TYPEALIGN(64, (x))
+
+/* The slot's part of the transfer arena. */
+static inline char *
+service_slot_data(ServiceSlot *slot)
+{
+	return setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
+}
+
+/* A slot became free: wake the backends waiting for one. */
+static inline void
+service_free_slot(ServiceSlot *slot)
+{
+	pg_atomic_write_u32(&slot->state, SLOT_FREE);
+	ConditionVariableBroadcast(&setops_service->slot_freed);
+}
+
+/* GUCs (PGC_POSTMASTER) */
+extern int	setops_service_memory_mb;
+extern int	setops_service_slots;
+extern bool setops_service_emulate;
+/* PGC_SIGHUP: MB of device memory for cached arrays; -1 a quarter of it */
+extern int	setops_gpu_cache_size_mb;
+/* PGC_SIGHUP: relative weights of the devices ("" : their free memory) */
+extern char *setops_device_weights;
+
+#endif							/* SETOPS_SERVICE_PROTOCOL_H */

@@ -1,0 +1,52 @@
+/*
+ * worker_batch.c
+ *	  Batches through the GPU service, the worker's side: the pairs a
+ *	  backend laid out in the arena (client_batch.c), in one segmented
+ *	  launch on the device (engine/gpu/batch_kernel.cu).
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "setops.h"
+#include "service/worker.h"
+#include "service/device_ops.h"
+
+/* ---- the worker's side ---- */
+
+/* REQ_BATCH: the pairs in the arena, outputs into the arena. */
+SetopsGpuStatus
+service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
+{
+	char	   *base = service_slot_data(slot);
+	int64	   *pairs = (int64 *) (base + slot->off_av);
+	int64		np = slot->npairs;
+	SetopsGpuBatchArgs args;
+	SetopsGpuStatus status;
+
+	memset(&args, 0, sizeof(args));
+	args.op = slot->op;
+	args.key_type = slot->key_type;
+	args.a = base + slot->off_a;
+	args.a_keys = slot->na;
+	args.b = base + slot->off_b;
+	args.b_keys = slot->nb;
+	args.npairs = np;
+	args.a_start = pairs;
+	args.a_len = pairs + np;
+	args.b_start = pairs + 2 * np;
+	args.b_len = pairs + 3 * np;
+	args.b_shared = slot->b_shared;
+	args.out_keys = base + slot->off_out;
+	args.out_lengths = (int64_t *) (base + slot->off_outv);
+	args.out_pos = slot->want_pos ? (int64_t *) (base + slot->off_bv) : NULL;
+	status = service_device->use(0, errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+		status = service_device->setop_batch(&args, errbuf, errlen);
+	slot->out_count = args.out_count;
+	slot->ms_upload = args.ms_upload;
+	slot->ms_kernel = args.ms_kernel;
+	slot->ms_download = args.ms_download;
+	return status;
+}
