@@ -52,8 +52,12 @@ resolve() {
 	[ "$inc" = test_hooks.h ] && echo extension/test_hooks.h
 }
 
-files=$(git ls-files 'engine/*.c' 'engine/*.h' 'engine/*.cu' 'engine/*.cuh' \
-	'extension/*.c' 'extension/*.h')
+# (find, not git: the GPU machine's copy of the tree has no .git)
+sources() {
+	find "$@" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) \
+		! -name test_hooks.h | sort
+}
+files=$(sources engine extension)
 for f in $files; do
 	pattern=$(allowed "$f")
 	if [ "$pattern" = UNKNOWN ]; then
@@ -70,12 +74,12 @@ for f in $files; do
 done
 
 # where operations run is decided by exec/ alone
-for f in $(git ls-files 'extension/*.c' 'extension/*.h' | grep -v '^extension/exec/\|^extension/module\.c$'); do
+for f in $(sources extension | grep -v '^extension/exec/\|^extension/module\.c$'); do
 	grep -nw 'setops_device' "$f" | grep -v '^\s*[0-9]*:\s*\*' | sed "s|^|$f:|" |
 		while read -r line; do bad "$line: setops.device read outside exec/"; done
 done
 # (the loop above runs in a subshell: count again for the status)
-if git ls-files 'extension/*.c' 'extension/*.h' | grep -v '^extension/exec/\|^extension/module\.c$' |
+if sources extension | grep -v '^extension/exec/\|^extension/module\.c$' |
 	xargs grep -lw 'setops_device' 2>/dev/null | grep -q .; then
 	fail=1
 fi

@@ -24,6 +24,7 @@
 #   packedbench  packed decoder throughput against a device copy, and the
 #              encoder's (test/gpu/packed_bench)
 #   pg         every suite inside PostgreSQL with setops.device = gpu, auto
+#              (PG_MODES="gpu" or "auto": one of them)
 #   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
 #   service    GPU service: first answer on a fresh connection; the service
 #              stopped mid-request gives a clean error and comes back
@@ -150,7 +151,7 @@ for s in "$@"; do
 		packedbench) step packedbench test/gpu/packed_bench ;;
 		pg)
 			pg_start || { status=1; continue; }
-			step pg env SETOPS_TEST_EXISTING=1 SETOPS_TEST_MODES="gpu auto" SETOPS_TEST_BENCH=0 \
+			step pg env SETOPS_TEST_EXISTING=1 SETOPS_TEST_MODES="${PG_MODES:-gpu auto}" SETOPS_TEST_BENCH=0 \
 				SETOPS_TEST_RUN_AS="$PGRUN" bash scripts/test.sh
 			;;
 		pgchecks)
