@@ -36,29 +36,15 @@
 static int64_t
 F(count_chunked) (const KEY *a, int64_t na, const KEY *b, int64_t nb, KEY *scratch)
 {
-	int64_t		ai = 0,
-				bi = 0,
-				d = 0,
-				k = 0,
+	SetopsChunks c;
+	int64_t		k = 0,
 				chunks = 0;
 
-	while (ai < na || bi < nb)
+	setops_chunks_begin(&c, SETOPS_OP_INTERSECT, KEYTYPE, a, na, b, nb, SETOPS_CPU_COUNT_CHUNK);
+	while (setops_chunks_next(&c))
 	{
-		int64_t		a_end,
-					b_end;
-
-		d += SETOPS_CPU_COUNT_CHUNK;
-		if (d >= na + nb)
-		{
-			a_end = na;
-			b_end = nb;
-		}
-		else
-			F(setops_cpu_split) (SETOPS_OP_INTERSECT, a, na, b, nb, d, &a_end, &b_end);
-		k += F(run_chunk) (SETOPS_OP_INTERSECT, a + ai, a_end - ai, b + bi, b_end - bi,
-						   scratch, NULL, 0, 0);
-		ai = a_end;
-		bi = b_end;
+		k += F(run_chunk) (SETOPS_OP_INTERSECT, a + c.ai, c.a_end - c.ai, b + c.bi,
+						   c.b_end - c.bi, scratch, NULL, 0, 0);
 		if (++chunks % COUNT_CHUNKS_PER_CHECK == 0)
 			setops_cpu_check_interrupts();
 	}
@@ -142,7 +128,7 @@ F(cut_checked) (const KEY *a, int64_t na, const KEY *b, int64_t nb, int parts,
 	a_cut[parts] = na;
 	b_cut[parts] = nb;
 	for (p = 1; p < parts; p++)
-		F(setops_cpu_split) (SETOPS_OP_INTERSECT, a, na, b, nb, (na + nb) * p / parts,
+		F(setops_split) (SETOPS_OP_INTERSECT, a, na, b, nb, (na + nb) * p / parts,
 							 &a_cut[p], &b_cut[p]);
 	for (p = 1; p <= parts; p++)
 	{

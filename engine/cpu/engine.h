@@ -17,6 +17,7 @@
 
 #include "../common/setop_kind.h"
 #include "../common/segd.h"
+#include "../common/chunks.h"
 
 /*
  * Output buffers need this many elements beyond setop_output_bound(): the
@@ -67,12 +68,6 @@ extern int64_t setops_cpu_setop_segmented_i64(SetopsOp op, const int64_t *a, con
 											  int64_t *out, int64_t *out_lengths,
 											  int64_t *out_pos);
 
-extern void setops_cpu_split_i32(SetopsOp op, const int32_t *a, int64_t na,
-								 const int32_t *b, int64_t nb, int64_t d,
-								 int64_t *ai, int64_t *bi);
-extern void setops_cpu_split_i64(SetopsOp op, const int64_t *a, int64_t na,
-								 const int64_t *b, int64_t nb, int64_t d,
-								 int64_t *ai, int64_t *bi);
 
 /*
  * Counts and predicates without building a result.  intersect_count is the
@@ -224,15 +219,6 @@ setops_cpu_setop_segmented(SetopsOp op, SetopsKeyType type, const void *a, const
 										  (int32_t *) out, out_lengths, out_pos);
 }
 
-static inline void
-setops_cpu_split(SetopsOp op, SetopsKeyType type, const void *a, int64_t na,
-				 const void *b, int64_t nb, int64_t d, int64_t *a_end, int64_t *b_end)
-{
-	if (type == SETOPS_KEY_INT64)
-		setops_cpu_split_i64(op, (const int64_t *) a, na, (const int64_t *) b, nb, d, a_end, b_end);
-	else
-		setops_cpu_split_i32(op, (const int32_t *) a, na, (const int32_t *) b, nb, d, a_end, b_end);
-}
 
 /* Sort ascending in place (distinct: and drop repeats); tmp holds n keys.  The kept count. */
 static inline int64_t

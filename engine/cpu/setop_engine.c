@@ -9,6 +9,7 @@
 #include "engine_internal.h"
 #include "simd.h"
 #include "../common/balanced_path.h"
+#include "../common/chunks.h"
 
 SETOPS_DEFINE_SEARCHES(i32, int32_t, int64_t)
 SETOPS_DEFINE_SEARCHES(i64, int64_t, int64_t)
@@ -77,14 +78,18 @@ setops_cpu_set_chunk(int64_t chunk)
 
 #define KEY int32_t
 #define SFX i32
+#define KEYTYPE SETOPS_KEY_INT32
 #include "setop_kernels.h"
 #include "count_kernels.h"
 #undef KEY
 #undef SFX
+#undef KEYTYPE
 
 #define KEY int64_t
 #define SFX i64
+#define KEYTYPE SETOPS_KEY_INT64
 #include "setop_kernels.h"
 #include "count_kernels.h"
 #undef KEY
 #undef SFX
+#undef KEYTYPE

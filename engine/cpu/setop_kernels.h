@@ -17,10 +17,6 @@
 #define SETOPS_CAT(a, b) SETOPS_CAT2(a, b)
 #define F(name) SETOPS_CAT(name, SFX)
 
-void		F(setops_cpu_split) (SetopsOp op, const KEY *a, int64_t na,
-								 const KEY *b, int64_t nb, int64_t d,
-								 int64_t *ai, int64_t *bi);
-
 /* Copy src[from, from + count) to out, with positions base + from... */
 static inline int64_t
 F(emit_range) (KEY *out, int64_t *pos, int64_t k, const KEY *src,
@@ -305,7 +301,7 @@ F(merge_streams) (SetopsOp op, const KEY *a, int64_t na, const KEY *b, int64_t n
 	sa[4] = na;
 	sb[4] = nb;
 	for (s = 1; s < 4; s++)
-		F(setops_cpu_split) (op, a, na, b, nb, (na + nb) * s / 4, &sa[s], &sb[s]);
+		F(setops_split) (op, a, na, b, nb, (na + nb) * s / 4, &sa[s], &sb[s]);
 	for (s = 0; s < 4; s++)
 		off[s + 1] = off[s] + setop_output_bound(op, sa[s + 1] - sa[s], sb[s + 1] - sb[s]);
 
@@ -427,55 +423,24 @@ F(run_chunk) (SetopsOp op, const KEY *a, int64_t na, const KEY *b, int64_t nb,
 	return F(merge_streams) (op, a, na, b, nb, out, pos, a_base, b_base);
 }
 
-void
-F(setops_cpu_split) (SetopsOp op, const KEY *a, int64_t na,
-					 const KEY *b, int64_t nb, int64_t d,
-					 int64_t *ai, int64_t *bi)
-{
-	int			star = 0;
-
-	/* A merge keeps every copy and orders ties A first: its chunks end on
-	 * the merge path itself.  Set operations need Balanced Path. */
-	if (op == SETOPS_OP_MERGE)
-		*ai = SETOPS_CAT(setops_merge_path, SFX)(a, na, b, nb, d);
-	else
-		*ai = SETOPS_CAT(setops_balanced_path, SFX)(a, na, b, nb, d, 4, &star);
-	*bi = d - *ai + star;
-}
-
 int64_t
 F(setops_cpu_setop) (SetopsOp op, const KEY *a, int64_t na,
 					 const KEY *b, int64_t nb, KEY *out, int64_t *pos)
 {
-	int64_t		ai = 0,
-				bi = 0,
-				k = 0,
-				d = 0;
+	SetopsChunks c;
+	int64_t		k = 0;
 
 	/* Chunks end on key-rank-consistent splits, so their outputs simply
 	 * concatenate; between chunks the caller may cancel. */
-	for (;;)
+	setops_chunks_begin(&c, op, KEYTYPE, a, na, b, nb, chunk_size);
+	while (setops_chunks_next(&c))
 	{
-		int64_t		a_end,
-					b_end;
-
-		d += chunk_size;
-		if (d >= na + nb)
-		{
-			a_end = na;
-			b_end = nb;
-		}
-		else
-			F(setops_cpu_split) (op, a, na, b, nb, d, &a_end, &b_end);
-		k += F(run_chunk) (op, a + ai, a_end - ai, b + bi, b_end - bi,
-						   out + k, pos ? pos + k : NULL, ai, na + bi);
-		ai = a_end;
-		bi = b_end;
-		if (ai >= na && bi >= nb)
-			return k;
-		if (interrupt_hook)
+		k += F(run_chunk) (op, a + c.ai, c.a_end - c.ai, b + c.bi, c.b_end - c.bi,
+						   out + k, pos ? pos + k : NULL, c.ai, na + c.bi);
+		if (!setops_chunks_last(&c) && interrupt_hook)
 			interrupt_hook();
 	}
+	return k;
 }
 
 /* Scalar sortedness check: one pass, no early exit inside blocks so the

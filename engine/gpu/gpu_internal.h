@@ -9,6 +9,7 @@
 
 #include "setops_gpu.h"
 #include "../common/packed_format.h"
+#include "../common/chunks.h"
 
 /* ---- device.cu: initialisation and errors ---- */
 
@@ -228,9 +229,6 @@ double		gpu_host_ms(void);
 /* Milliseconds between two recorded events (0 when unavailable). */
 double		gpu_elapsed_ms(cudaEvent_t from, cudaEvent_t to);
 int64_t		gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type);
-bool		gpu_host_less(const void *keys, int64_t i, int64_t j, SetopsKeyType type);
-/* Split of args' host keys a, b on cross-diagonal d (Balanced Path). */
-void		gpu_host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi);
 /* The unsorted_arg / unsorted_pos answer after the device flagged disorder. */
 SetopsGpuStatus gpu_report_disorder(SetopsGpuSetopArgs *args, int flags,
 									char *errbuf, size_t errlen);

@@ -197,6 +197,7 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 						 const double *weights, char *errbuf, size_t errlen)
 {
 	PartJob		jobs[GPU_MAX_DEVICES];
+	SetopsChunks c;
 	double		total_weight = 0,
 				cum = 0;
 	int64_t		total = args->na + args->nb,
@@ -227,6 +228,7 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 
 	/* the parts: diagonals at the weights' cumulative shares */
 	memset(jobs, 0, sizeof(jobs));
+	setops_chunks_begin(&c, args->op, args->key_type, args->a, args->na, args->b, args->nb, 0);
 	for (p = 0; p < nparts; p++)
 	{
 		PartJob    *job = &jobs[p];
@@ -235,19 +237,15 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 		job->args = args;
 		job->part = p;
 		job->device = devices[p];
-		job->ai = p == 0 ? 0 : jobs[p - 1].a_end;
-		job->bi = p == 0 ? 0 : jobs[p - 1].b_end;
-		if (p == nparts - 1)
-		{
-			job->a_end = args->na;
-			job->b_end = args->nb;
-		}
-		else
-			gpu_host_split(args, (int64_t) (total * (cum / total_weight)), &job->a_end, &job->b_end);
-		/* searches over unsorted input can go anywhere */
-		if (job->a_end < job->ai || job->b_end < job->bi || job->a_end > args->na ||
-			job->b_end > args->nb)
-			return gpu_report_disorder(args, 4, errbuf, errlen);
+		/* (false with nothing left: an empty part) */
+		(void) setops_chunks_cut(&c, p == nparts - 1 ? total :
+								 (int64_t) (total * (cum / total_weight)));
+		if (c.disorder & SETOPS_CHUNKS_LOST)
+			return gpu_report_disorder(args, SETOPS_CHUNKS_LOST, errbuf, errlen);
+		job->ai = c.ai;
+		job->a_end = c.a_end;
+		job->bi = c.bi;
+		job->b_end = c.b_end;
 		/* a part too large for one launch (skewed weights): all on one device */
 		if (job->a_end - job->ai + job->b_end - job->bi > INT_MAX / 2)
 		{
@@ -255,14 +253,10 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 
 			return st == SETOPS_GPU_OK ? setops_gpu_setop(args, errbuf, errlen) : st;
 		}
-		/* the order across the part boundary */
-		if (job->ai > 0 && job->ai < job->a_end && gpu_host_less(args->a, job->ai, job->ai - 1, args->key_type))
-			flags |= 1;
-		if (job->bi > 0 && job->bi < job->b_end && gpu_host_less(args->b, job->bi, job->bi - 1, args->key_type))
-			flags |= 2;
 	}
-	if (flags)
-		return gpu_report_disorder(args, flags, errbuf, errlen);
+	/* the order across the parts' boundaries */
+	if (c.disorder)
+		return gpu_report_disorder(args, c.disorder, errbuf, errlen);
 
 	run_round(jobs, nparts, part_count);
 	for (p = 0; p < nparts; p++)

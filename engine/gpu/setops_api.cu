@@ -60,34 +60,6 @@ gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
 	return -1;
 }
 
-bool
-gpu_host_less(const void *keys, int64_t i, int64_t j, SetopsKeyType type)
-{
-	return type == SETOPS_KEY_INT64 ? ((const int64_t *) keys)[i] < ((const int64_t *) keys)[j]
-		: ((const int32_t *) keys)[i] < ((const int32_t *) keys)[j];
-}
-
-/* Chunk boundary on diagonal d (see balanced_path.h). */
-void
-gpu_host_split(const SetopsGpuSetopArgs *args, int64_t d, int64_t *ai, int64_t *bi)
-{
-	int			star = 0;
-
-	if (args->key_type == SETOPS_KEY_INT64)
-		*ai = args->op == SETOPS_OP_MERGE ?
-			setops_merge_path_host64((const int64_t *) args->a, args->na,
-									 (const int64_t *) args->b, args->nb, d) :
-			setops_balanced_path_host64((const int64_t *) args->a, args->na,
-										(const int64_t *) args->b, args->nb, d, 4, &star);
-	else
-		*ai = args->op == SETOPS_OP_MERGE ?
-			setops_merge_path_host32((const int32_t *) args->a, args->na,
-									 (const int32_t *) args->b, args->nb, d) :
-			setops_balanced_path_host32((const int32_t *) args->a, args->na,
-										(const int32_t *) args->b, args->nb, d, 4, &star);
-	*bi = d - *ai + star;
-}
-
 double
 gpu_host_ms(void)
 {
@@ -312,10 +284,8 @@ gpu_report_disorder(SetopsGpuSetopArgs *args, int flags, char *errbuf, size_t er
 extern "C" SetopsGpuStatus
 setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
-	int64_t		ai = 0,
-				bi = 0,
-				d = 0,
-				k = 0;
+	SetopsChunks c;
+	int64_t		k = 0;
 	int			flags = 0;
 
 	args->out_count = 0;
@@ -348,65 +318,44 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		return SETOPS_GPU_ERROR;
 	}
 
-	/* (a packed result of empty inputs is still a value: one empty chunk) */
-	while (ai < args->na || bi < args->nb || (args->out_packed && d == 0))
+	/*
+	 * packed arguments are decoded whole on the device, a packed result is
+	 * encoded whole, and keys already on the device need no room: one piece
+	 * (a packed result of empty inputs is still a value: one empty piece)
+	 */
+	setops_chunks_begin(&c, args->op, args->key_type, args->a, args->na, args->b, args->nb,
+						args->a_packed || args->b_packed || args->out_packed || args->a_dev ||
+						args->b_dev ? 0 : GPU_CHUNK);
+	c.empty_piece = args->out_packed != NULL;
+	while (setops_chunks_next(&c))
 	{
-		int64_t		a_end,
-					b_end,
-					n;
+		int64_t		n;
 		int			chunk_flags;
 		SetopsGpuStatus status;
 
-		d += GPU_CHUNK;
-		/*
-		 * packed arguments are decoded whole on the device, a packed
-		 * result is encoded whole, and keys already on the device need no
-		 * room: one chunk
-		 */
-		if (d >= args->na + args->nb || args->a_packed || args->b_packed || args->out_packed ||
-			args->a_dev || args->b_dev)
-		{
-			a_end = args->na;
-			b_end = args->nb;
-		}
-		else
-			gpu_host_split(args, d, &a_end, &b_end);
-		/* searches over unsorted input can go anywhere */
-		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb)
-		{
-			flags |= 4;
-			break;
-		}
-		/* the order across the chunk boundary (plain arguments only chunk) */
-		if (ai > 0 && ai < a_end && gpu_host_less(args->a, ai, ai - 1, args->key_type))
-			flags |= 1;
-		if (bi > 0 && bi < b_end && gpu_host_less(args->b, bi, bi - 1, args->key_type))
-			flags |= 2;
-
-		status = run_chunk(args, ai, a_end, bi, b_end, k, &n, &chunk_flags, errbuf, errlen);
+		status = run_chunk(args, c.ai, c.a_end, c.bi, c.b_end, k, &n, &chunk_flags, errbuf, errlen);
 		if (status != SETOPS_GPU_OK)
 			return status;
 		/* decided: a key in both answers overlaps whatever the order; b not
 		 * within a answers containment where no order break was seen */
 		if (setops_gpu_count_decided(args, n) &&
-			(args->count_mode == SETOPS_GPU_COUNT_OVERLAPS || !(flags | chunk_flags)))
+			(args->count_mode == SETOPS_GPU_COUNT_OVERLAPS || !(flags | c.disorder | chunk_flags)))
 		{
 			args->out_count = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 : n;
 			return SETOPS_GPU_OK;
 		}
 		flags |= chunk_flags;
-		if (flags)
+		if (flags | c.disorder)
 			break;
 		k += n;
-		ai = a_end;
-		bi = b_end;
-		if ((ai < args->na || bi < args->nb) && gpu_interrupt_fn && gpu_interrupt_fn())
+		if (!setops_chunks_last(&c) && gpu_interrupt_fn && gpu_interrupt_fn())
 		{
 			snprintf(errbuf, errlen, "cancelled");
 			return SETOPS_GPU_CANCELLED;
 		}
 	}
-
+	/* (the chunk walk's bits are the flags' own: 1 A, 2 B, 4 lost) */
+	flags |= c.disorder;
 	if (flags)
 		return gpu_report_disorder(args, flags, errbuf, errlen);
 	args->out_count = k;

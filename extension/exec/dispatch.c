@@ -616,10 +616,8 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 {
 	size_t		ks = setops_key_size(a->type);
 	int64	   *pos;
-	int64		ai = 0,
-				bi = 0,
-				d = 0,
-				k = 0;
+	int64		k = 0;
+	SetopsChunks c;
 
 	if (setops_gpu_usable(fname, a->n + b->n) &&
 		gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, av, b, bv, out_keys, out_vals, NULL, 0,
@@ -630,36 +628,23 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 	pos = palloc((Min(a->n + b->n, PAIRS_CHUNK + 1) + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64));
 
 	setops_require_sorted2(fname, a, b);
-	while (ai < a->n || bi < b->n)
+	setops_chunks_begin(&c, op, a->type, a->data, a->n, b->data, b->n, PAIRS_CHUNK);
+	while (setops_chunks_next(&c))
 	{
-		int64		a_end,
-					b_end,
-					m;
+		int64		m;
 		SetopsValues avc = *av,
 					bvc = *bv;
 
-		d += PAIRS_CHUNK;
-		if (d >= a->n + b->n)
-		{
-			a_end = a->n;
-			b_end = b->n;
-		}
-		else
-			setops_cpu_split(op, a->type, a->data, a->n, b->data, b->n, d, &a_end, &b_end);
-
-		m = setops_cpu_setop(op, a->type, (const char *) a->data + ai * ks, a_end - ai,
-							 (const char *) b->data + bi * ks, b_end - bi,
+		m = setops_cpu_setop(op, a->type, (const char *) a->data + c.ai * ks, c.a_end - c.ai,
+							 (const char *) b->data + c.bi * ks, c.b_end - c.bi,
 							 (char *) out_keys + k * ks, pos);
 
 		/* this chunk's values: positions are relative to the chunk */
-		avc.data = av->data + ai * av->stride;
-		avc.n = a_end - ai;
-		bvc.data = bv->data + bi * bv->stride;
+		avc.data = av->data + c.ai * av->stride;
+		avc.n = c.a_end - c.ai;
+		bvc.data = bv->data + c.bi * bv->stride;
 		setops_gather_values(out_vals + k * av->stride, pos, m, &avc, &bvc);
-
 		k += m;
-		ai = a_end;
-		bi = b_end;
 		CHECK_FOR_INTERRUPTS();
 	}
 	pfree(pos);

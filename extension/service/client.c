@@ -448,13 +448,6 @@ does_not_fit(Size bytes, char *errbuf, size_t errlen)
 	return SETOPS_GPU_TOO_LARGE;
 }
 
-static bool
-keys_less(const void *keys, int64 i, int64 j, SetopsKeyType type)
-{
-	return type == SETOPS_KEY_INT64 ? ((const int64 *) keys)[i] < ((const int64 *) keys)[j]
-		: ((const int32 *) keys)[i] < ((const int32 *) keys)[j];
-}
-
 /*
  * One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k.
  * An argument with a cache key (whole, then) is sent by its key alone.
@@ -594,54 +587,36 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 	/* inputs plus the output bound (at most both inputs; none for a count) */
 	int64		per_chunk = (int64) ((setops_service->slot_bytes - 64 * 1024) /
 									 ((args->count_mode ? 1 : 2) * (ks + vs)));
-	bool		packed = args->a_packed || args->b_packed;
-	int64		ai = 0,
-				bi = 0,
-				d = 0,
-				k = 0;
+	int64		k = 0;
+	SetopsChunks c;
 
-	while (ai < args->na || bi < args->nb)
+	/* packed values go whole (the slot must hold them) */
+	setops_chunks_begin(&c, args->op, args->key_type, args->a, args->na, args->b, args->nb,
+						args->a_packed || args->b_packed ? 0 : per_chunk);
+	while (setops_chunks_next(&c) && c.disorder == 0)
 	{
-		int64		a_end,
-					b_end,
-					n;
-		SetopsGpuStatus status;
+		int64		n;
+		SetopsGpuStatus status = run_chunk(slot, args, c.ai, c.a_end, c.bi, c.b_end, k, &n,
+										   NULL, NULL, false, errbuf, errlen);
 
-		d += per_chunk;
-		/* packed values go whole (the slot must hold them) */
-		if (packed || d >= args->na + args->nb)
-		{
-			a_end = args->na;
-			b_end = args->nb;
-		}
-		else
-			setops_cpu_split(args->op, args->key_type, args->a, args->na, args->b, args->nb, d,
-							 &a_end, &b_end);
-
-		/* a split over unsorted input can go anywhere; order across chunks */
-		if (a_end < ai || b_end < bi || a_end > args->na || b_end > args->nb ||
-			(ai > 0 && ai < a_end && keys_less(args->a, ai, ai - 1, args->key_type)) ||
-			(bi > 0 && bi < b_end && keys_less(args->b, bi, bi - 1, args->key_type)))
-		{
-			args->unsorted_arg = 1;
-			args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->a, args->na);
-			if (args->unsorted_pos < 0)
-			{
-				args->unsorted_arg = 2;
-				args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->b, args->nb);
-			}
-			return SETOPS_GPU_OK;
-		}
-		status = run_chunk(slot, args, ai, a_end, bi, b_end, k, &n, NULL, NULL, false,
-						   errbuf, errlen);
 		if (status != SETOPS_GPU_OK || args->unsorted_arg != 0)
 			return status;
 		k += n;
-		ai = a_end;
-		bi = b_end;
 		if (setops_gpu_count_decided(args, k))
 			break;
 		CHECK_FOR_INTERRUPTS();
+	}
+	/* a split over unsorted input can go anywhere; order across chunks */
+	if (c.disorder)
+	{
+		args->unsorted_arg = 1;
+		args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->a, args->na);
+		if (args->unsorted_pos < 0)
+		{
+			args->unsorted_arg = 2;
+			args->unsorted_pos = setops_cpu_first_unsorted(args->key_type, args->b, args->nb);
+		}
+		return SETOPS_GPU_OK;
 	}
 	args->out_count = k;
 	return SETOPS_GPU_OK;

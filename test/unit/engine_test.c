@@ -269,7 +269,7 @@ order_break_case_##SFX(KEY *a, int64_t na, KEY *b, int64_t nb, const char *what)
 		for (s = 1; s < 4; s++)													\
 		{																		\
 			int64_t		sa, sb;													\
-			setops_cpu_split_##SFX(SETOPS_OP_INTERSECT, a, na, b, nb,			\
+			setops_split_##SFX(SETOPS_OP_INTERSECT, a, na, b, nb,			\
 								   (na + nb) * s / 4, &sa, &sb);				\
 			cand[nc++] = (side ? sb : sa) - 1;									\
 			cand[nc++] = side ? sb : sa;										\
@@ -326,7 +326,7 @@ split_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 		{																		\
 			int64_t		ai, bi, nw, n1, n2, t, same;							\
 			int			ok_bounds;												\
-			setops_cpu_split_##SFX((SetopsOp) op, a, na, b, nb, d, &ai, &bi);	\
+			setops_split_##SFX((SetopsOp) op, a, na, b, nb, d, &ai, &bi);	\
 			ok_bounds = ai >= 0 && ai <= na && bi >= 0 && bi <= nb &&			\
 				(ai + bi == d || (ai + bi == d + 1 && op != SETOPS_OP_MERGE));		\
 			CHECK(ok_bounds, "split %s %s d=%" PRId64 ": (%" PRId64 ", %" PRId64 ")", \
