@@ -458,6 +458,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		  const SetopsCacheKey *a_key, const SetopsCacheKey *b_key, bool retry,
 		  char *errbuf, size_t errlen)
 {
+	ServiceSetopRequest *r = &slot->req.setop;
 	char	   *base = service_slot_data(slot);
 	size_t		ks = setops_key_size(args->key_type);
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
@@ -474,52 +475,53 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	SetopsGpuStatus status;
 
 	slot->kind = REQ_SETOP;
-	slot->a_cached = a_key != NULL;
-	slot->b_cached = b_key != NULL;
-	if (a_key)
-		slot->a_key = *a_key;
-	if (b_key)
-		slot->b_key = *b_key;
-	slot->cache_retry = retry;
+	memset(r, 0, sizeof(*r));
 	slot->cache_missing = 0;
-	slot->op = args->op;
-	slot->key_type = args->key_type;
-	slot->na = na;
-	slot->nb = nb;
-	slot->inputs_distinct = args->inputs_distinct;
-	slot->count_mode = args->count_mode;
-	slot->inputs_sorted = args->inputs_sorted;
-	slot->val_stride = (int) vs;
-	slot->a_packed = args->a_packed != NULL;
-	slot->b_packed = args->b_packed != NULL;
-	slot->a_packed_size = args->a_packed_size;
-	slot->b_packed_size = args->b_packed_size;
-	slot->off_a = 0;
-	slot->off_b = SERVICE_ALIGN(a_bytes);
-	slot->off_av = slot->off_b + SERVICE_ALIGN(b_bytes);
-	slot->off_bv = slot->off_av + SERVICE_ALIGN(na * vs);
-	slot->off_out = slot->off_bv + SERVICE_ALIGN(nb * vs);
-	slot->off_outv = slot->off_out + SERVICE_ALIGN((room + SETOPS_CPU_OUTPUT_SLACK) * ks);
-	if (slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
-		return does_not_fit(slot->off_outv + (room + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
+	r->a_cached = a_key != NULL;
+	r->b_cached = b_key != NULL;
+	if (a_key)
+		r->a_key = *a_key;
+	if (b_key)
+		r->b_key = *b_key;
+	r->cache_retry = retry;
+	r->op = args->op;
+	r->key_type = args->key_type;
+	r->na = na;
+	r->nb = nb;
+	r->inputs_distinct = args->inputs_distinct;
+	r->count_mode = args->count_mode;
+	r->inputs_sorted = args->inputs_sorted;
+	r->val_stride = (int) vs;
+	r->a_packed = args->a_packed != NULL;
+	r->b_packed = args->b_packed != NULL;
+	r->a_packed_size = args->a_packed_size;
+	r->b_packed_size = args->b_packed_size;
+	r->off_a = 0;
+	r->off_b = SERVICE_ALIGN(a_bytes);
+	r->off_a_vals = r->off_b + SERVICE_ALIGN(b_bytes);
+	r->off_b_vals = r->off_a_vals + SERVICE_ALIGN(na * vs);
+	r->off_out = r->off_b_vals + SERVICE_ALIGN(nb * vs);
+	r->off_out_vals = r->off_out + SERVICE_ALIGN((room + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	if (r->off_out_vals + (room + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
+		return does_not_fit(r->off_out_vals + (room + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
 	/*
 	 * A packed result, when this chunk is the whole operation and the slot
 	 * holds the result's bound; else keys come back (the caller packs them).
 	 */
-	slot->want_packed = args->out_packed != NULL &&
+	r->want_packed = args->out_packed != NULL &&
 		ai == 0 && a_end == args->na && bi == 0 && b_end == args->nb &&
-		slot->off_out + args->out_packed_cap <= setops_service->slot_bytes;
-	slot->out_packed_cap = slot->want_packed ? args->out_packed_cap : 0;
+		r->off_out + args->out_packed_cap <= setops_service->slot_bytes;
+	r->out_packed_cap = r->want_packed ? args->out_packed_cap : 0;
 
 	/* the one CPU pass over the inputs: into the pinned arena */
 	if (!a_key)
-		setops_copy(base + slot->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
+		setops_copy(base + r->off_a, args->a_packed ? args->a_packed : (const char *) args->a + ai * ks, a_bytes);
 	if (!b_key)
-		setops_copy(base + slot->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
+		setops_copy(base + r->off_b, args->b_packed ? args->b_packed : (const char *) args->b + bi * ks, b_bytes);
 	if (vs)
 	{
-		setops_copy(base + slot->off_av, (const char *) args->a_vals + ai * vs, na * vs);
-		setops_copy(base + slot->off_bv, (const char *) args->b_vals + bi * vs, nb * vs);
+		setops_copy(base + r->off_a_vals, (const char *) args->a_vals + ai * vs, na * vs);
+		setops_copy(base + r->off_b_vals, (const char *) args->b_vals + bi * vs, nb * vs);
 	}
 	args->ms_upload += setops_now_ms() - t0;
 
@@ -553,7 +555,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	t0 = setops_now_ms();
 	if (args->count_mode)
 		 /* the count is the answer */ ;
-	else if (slot->want_packed && slot->out_packed_size > 0)
+	else if (r->want_packed && slot->out_packed_size > 0)
 	{
 		if (slot->out_packed_size > args->out_packed_cap)
 		{
@@ -561,15 +563,15 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 					 (size_t) slot->out_packed_size, (size_t) args->out_packed_cap);
 			return SETOPS_GPU_ERROR;
 		}
-		setops_copy(args->out_packed, base + slot->off_out, slot->out_packed_size);
+		setops_copy(args->out_packed, base + r->off_out, slot->out_packed_size);
 		args->out_packed_size = slot->out_packed_size;
 		args->ms_encode += slot->ms_encode;
 	}
 	else
 	{
-		setops_copy((char *) args->out_keys + k * ks, base + slot->off_out, slot->out_count * ks);
+		setops_copy((char *) args->out_keys + k * ks, base + r->off_out, slot->out_count * ks);
 		if (vs)
-			setops_copy((char *) args->out_vals + k * vs, base + slot->off_outv, slot->out_count * vs);
+			setops_copy((char *) args->out_vals + k * vs, base + r->off_out_vals, slot->out_count * vs);
 	}
 	args->ms_download += slot->ms_download;
 	args->ms_copy_out += setops_now_ms() - t0;
@@ -727,14 +729,12 @@ setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,
 		int64		m = Min(per_piece, n - off);
 
 		slot->kind = REQ_CACHE_PUT;
-		slot->key_type = (SetopsKeyType) key->key_type;
-		slot->a_key = *key;
-		slot->a_cached = slot->b_cached = false;
-		slot->put_offset = off;
-		slot->put_total = n;
-		slot->na = m;
-		slot->nb = 0;
-		slot->off_a = 0;
+		slot->req.put.key = *key;
+		slot->req.put.key_type = (SetopsKeyType) key->key_type;
+		slot->req.put.offset = off;
+		slot->req.put.n = m;
+		slot->req.put.total = n;
+		slot->req.put.off_keys = 0;
 		setops_copy(service_slot_data(slot), (const char *) keys + off * ks, m * ks);
 		status = submit_and_wait(slot, errbuf, errlen);
 		if (status != SETOPS_GPU_OK)
@@ -759,11 +759,10 @@ sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,
 	SetopsGpuStatus status;
 
 	slot->kind = REQ_SORT;
-	slot->key_type = key_type;
-	slot->na = *n;
-	slot->nb = 0;
-	slot->distinct = distinct != 0;
-	slot->off_a = 0;
+	slot->req.sort.key_type = key_type;
+	slot->req.sort.n = *n;
+	slot->req.sort.distinct = distinct != 0;
+	slot->req.sort.off_keys = 0;
 	setops_copy(service_slot_data(slot), keys, *n * ks);
 	status = submit_and_wait(slot, errbuf, errlen);
 	if (status == SETOPS_GPU_OK)

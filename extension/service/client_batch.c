@@ -49,6 +49,7 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 					 int64 *out_lengths, int64 *out_pos, int64 *n,
 					 char *errbuf, size_t errlen)
 {
+	ServiceBatchRequest *r;
 	size_t		ks = setops_key_size(batch->type);
 	bool		want_pos = out_pos != NULL;
 	int64		last = first,
@@ -89,30 +90,31 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 	slot = service_claim_slot();
 	base = service_slot_data(slot);
 	slot->kind = REQ_BATCH;
-	slot->a_cached = slot->b_cached = false;
-	slot->op = batch->op;
-	slot->key_type = batch->type;
-	slot->na = a_keys;
-	slot->nb = b_keys;
-	slot->npairs = last - first;
-	slot->b_shared = batch->b_shared;
-	slot->want_pos = want_pos;
-	slot->off_a = 0;
-	slot->off_b = SERVICE_ALIGN(a_keys * ks);
-	slot->off_av = slot->off_b + SERVICE_ALIGN(b_keys * ks);
-	slot->off_out = slot->off_av + SERVICE_ALIGN(slot->npairs * 4 * sizeof(int64));
-	slot->off_outv = slot->off_out + SERVICE_ALIGN((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
-	slot->off_bv = slot->off_outv + SERVICE_ALIGN(slot->npairs * sizeof(int64));
+	r = &slot->req.batch;
+	memset(r, 0, sizeof(*r));
+	r->op = batch->op;
+	r->key_type = batch->type;
+	r->na = a_keys;
+	r->nb = b_keys;
+	r->npairs = last - first;
+	r->b_shared = batch->b_shared;
+	r->want_pos = want_pos;
+	r->off_a = 0;
+	r->off_b = SERVICE_ALIGN(a_keys * ks);
+	r->off_pairs = r->off_b + SERVICE_ALIGN(b_keys * ks);
+	r->off_out = r->off_pairs + SERVICE_ALIGN(r->npairs * 4 * sizeof(int64));
+	r->off_lengths = r->off_out + SERVICE_ALIGN((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	r->off_pos = r->off_lengths + SERVICE_ALIGN(r->npairs * sizeof(int64));
 
 	/* the one pass over the inputs: into the arena, end to end */
-	pairs = (int64 *) (base + slot->off_av);
+	pairs = (int64 *) (base + r->off_pairs);
 	k = 0;
 	for (i = first; i < last; i++)
 	{
 		int64		j = i - first;
 
 		pairs[j] = k;
-		pairs[slot->npairs + j] = batch->as.lengths[i];
+		pairs[r->npairs + j] = batch->as.lengths[i];
 		memcpy(base + k * ks, (const char *) batch->a + batch->as.starts[i] * ks,
 			   batch->as.lengths[i] * ks);
 		k += batch->as.lengths[i];
@@ -124,18 +126,18 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 
 		if (batch->b_shared)
 		{
-			pairs[2 * slot->npairs + j] = 0;
-			pairs[3 * slot->npairs + j] = batch->bs.lengths[i];
+			pairs[2 * r->npairs + j] = 0;
+			pairs[3 * r->npairs + j] = batch->bs.lengths[i];
 			continue;
 		}
-		pairs[2 * slot->npairs + j] = k;
-		pairs[3 * slot->npairs + j] = batch->bs.lengths[i];
-		memcpy(base + slot->off_b + k * ks, (const char *) batch->b + batch->bs.starts[i] * ks,
+		pairs[2 * r->npairs + j] = k;
+		pairs[3 * r->npairs + j] = batch->bs.lengths[i];
+		memcpy(base + r->off_b + k * ks, (const char *) batch->b + batch->bs.starts[i] * ks,
 			   batch->bs.lengths[i] * ks);
 		k += batch->bs.lengths[i];
 	}
 	if (batch->b_shared)
-		setops_copy(base + slot->off_b, (const char *) batch->b + batch->bs.starts[first] * ks,
+		setops_copy(base + r->off_b, (const char *) batch->b + batch->bs.starts[first] * ks,
 					b_keys * ks);
 
 	status = service_submit(slot, errbuf, errlen);
@@ -151,10 +153,10 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 		setops_last.kernel_ms += slot->ms_kernel;
 		setops_last.download_ms += slot->ms_download;
 		*n = slot->out_count;
-		setops_copy(out, base + slot->off_out, slot->out_count * ks);
-		memcpy(out_lengths + first, base + slot->off_outv, slot->npairs * sizeof(int64));
+		setops_copy(out, base + r->off_out, slot->out_count * ks);
+		memcpy(out_lengths + first, base + r->off_lengths, r->npairs * sizeof(int64));
 		if (want_pos)
-			setops_copy(out_pos, base + slot->off_bv, slot->out_count * sizeof(int64));
+			setops_copy(out_pos, base + r->off_pos, slot->out_count * sizeof(int64));
 		*next = last;
 	}
 	service_release_slot();

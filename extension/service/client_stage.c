@@ -129,12 +129,12 @@ pipe_send(StagePipe *p, char *errbuf, size_t errlen)
 		return SETOPS_GPU_ERROR;
 	}
 	slot->kind = REQ_STAGE_PUT;
-	slot->a_cached = slot->b_cached = false;
-	slot->key_type = p->type;
-	slot->put_offset = p->sent;
-	slot->put_total = p->hint;
-	slot->na = p->fill;
-	slot->off_a = p->filling * p->half_bytes;
+	memset(&slot->req.stage, 0, sizeof(slot->req.stage));
+	slot->req.stage.key_type = p->type;
+	slot->req.stage.offset = p->sent;
+	slot->req.stage.total = p->hint;
+	slot->req.stage.n = p->fill;
+	slot->req.stage.off_keys = p->filling * p->half_bytes;
 	status = service_submit_nowait(slot, errbuf, errlen);
 	if (status != SETOPS_GPU_OK)
 		return status;
@@ -236,12 +236,13 @@ stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, bool raw, char *dst,
 	SetopsGpuStatus status;
 
 	slot->kind = REQ_STAGE_GET;
-	slot->stage_raw = raw;
-	slot->key_type = type;
-	slot->put_offset = 0;
-	slot->na = m;
-	slot->off_out = 0;
-	slot->stage_release = m >= n;
+	memset(&slot->req.stage, 0, sizeof(slot->req.stage));
+	slot->req.stage.raw = raw;
+	slot->req.stage.key_type = type;
+	slot->req.stage.offset = 0;
+	slot->req.stage.n = m;
+	slot->req.stage.off_keys = 0;
+	slot->req.stage.release = m >= n;
 	status = service_submit_nowait(slot, errbuf, errlen);
 	for (;;)
 	{
@@ -256,10 +257,10 @@ stage_get(ServiceSlot *slot, SetopsKeyType type, int64 n, bool raw, char *dst,
 		next_m = Min(per_piece, n - off - m);
 		if (next_m > 0)
 		{
-			slot->put_offset = off + m;
-			slot->na = next_m;
-			slot->off_out = (half ^ 1) * hb;
-			slot->stage_release = off + m + next_m >= n;
+			slot->req.stage.offset = off + m;
+			slot->req.stage.n = next_m;
+			slot->req.stage.off_keys = (half ^ 1) * hb;
+			slot->req.stage.release = off + m + next_m >= n;
 			status = service_submit_nowait(slot, errbuf, errlen);
 		}
 		t0 = setops_now_ms();
@@ -288,10 +289,12 @@ stage_reduce(ServiceSlot *slot, SetopsOp op, SetopsKeyType type, const int64 *le
 				copy_ms = 0;
 
 	slot->kind = REQ_REDUCE;
-	slot->op = op;
-	slot->key_type = type;
-	slot->npairs = nruns;
-	slot->put_total = total;
+	memset(&slot->req.stage, 0, sizeof(slot->req.stage));
+	slot->req.stage.op = op;
+	slot->req.stage.key_type = type;
+	slot->req.stage.nruns = nruns;
+	slot->req.stage.total = total;
+	slot->req.stage.off_keys = 0;
 	memcpy(service_slot_data(slot), lengths, nruns * sizeof(int64));
 	status = service_submit(slot, errbuf, errlen);
 	if (status != SETOPS_GPU_OK)

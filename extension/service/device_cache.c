@@ -391,15 +391,16 @@ service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n, const void
 SetopsGpuStatus
 service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
+	const ServiceCachePutRequest *r = &slot->req.put;
 	PendingPut *p = &pending[slot_index];
-	size_t		ks = setops_key_size(slot->key_type);
+	size_t		ks = setops_key_size(r->key_type);
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 
 	slot->unsorted_arg = 0;
 	slot->unsorted_pos = -1;
-	if (slot->put_offset == 0)
+	if (r->offset == 0)
 	{
-		Size		bytes = (Size) slot->put_total * ks;
+		Size		bytes = (Size) r->total * ks;
 		int			device = place(bytes);
 
 		drop_pending(slot_index, true);
@@ -407,8 +408,8 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		if (device >= 0)
 			check_epoch(device);
 		p->active = true;
-		p->key = slot->a_key;
-		p->n = slot->put_total;
+		p->key = r->key;
+		p->n = r->total;
 		p->bytes = bytes;
 		p->device = Max(device, 0);
 		p->skip = hash_search(entries, &p->key, HASH_FIND, NULL) != NULL;
@@ -458,28 +459,28 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 			snprintf(errbuf, errlen, "the GPU was reset while the array was being cached");
 			status = SETOPS_GPU_UNAVAILABLE;
 		}
-		else if (!p->active || memcmp(&p->key, &slot->a_key, sizeof(SetopsCacheKey)) != 0 ||
-				 p->n != slot->put_total)
+		else if (!p->active || memcmp(&p->key, &r->key, sizeof(SetopsCacheKey)) != 0 ||
+				 p->n != r->total)
 		{
 			snprintf(errbuf, errlen, "internal error: a cache piece without its start");
 			status = SETOPS_GPU_ERROR;
 		}
 	}
-	if (status == SETOPS_GPU_OK && slot->put_offset + slot->na > p->n)
+	if (status == SETOPS_GPU_OK && r->offset + r->n > p->n)
 	{
 		snprintf(errbuf, errlen, "internal error: a cache piece past its array's end");
 		status = SETOPS_GPU_ERROR;
 	}
 	if (status == SETOPS_GPU_OK && !p->skip)
-		status = store_write(p->device, p->keys, slot->put_offset * ks,
-							 service_slot_data(slot) + slot->off_a, slot->na * ks,
+		status = store_write(p->device, p->keys, r->offset * ks,
+							 service_slot_data(slot) + r->off_keys, r->n * ks,
 							 errbuf, errlen);
 	/* the last piece: order checked once, then the entry answers */
-	if (status == SETOPS_GPU_OK && !p->skip && slot->put_offset + slot->na == p->n)
+	if (status == SETOPS_GPU_OK && !p->skip && r->offset + r->n == p->n)
 	{
 		int64		pos;
 
-		status = store_first_unsorted(p->device, (SetopsKeyType) slot->key_type, p->keys, p->n,
+		status = store_first_unsorted(p->device, (SetopsKeyType) r->key_type, p->keys, p->n,
 									  &pos, errbuf, errlen);
 		if (status == SETOPS_GPU_OK && pos >= 0)
 		{
@@ -512,7 +513,7 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 			}
 		}
 	}
-	if (status == SETOPS_GPU_OK && p->skip && slot->put_offset + slot->na == p->n)
+	if (status == SETOPS_GPU_OK && p->skip && r->offset + r->n == p->n)
 		memset(p, 0, sizeof(*p));
 	if (status != SETOPS_GPU_OK)
 		drop_pending(slot_index, true);

@@ -57,9 +57,108 @@ typedef enum ServiceRequestKind
 #define CACHE_MISSING_B 2
 
 /*
- * One request and its answer.  Offsets are into the slot's region of the
- * arena; the keys and values are laid out by the backend.
+ * The requests, one struct per kind.  Offsets are into the slot's region
+ * of the arena; the keys and values are laid out by the backend.
  */
+
+/* REQ_SETOP: op on a and b (or, with count_mode, a count of it) */
+typedef struct ServiceSetopRequest
+{
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	int64		na;
+	int64		nb;
+	/*
+	 * Arguments by cache key (a stored array the service may hold): the
+	 * arena then holds nothing for them.
+	 */
+	bool		a_cached;
+	bool		b_cached;
+	SetopsCacheKey a_key;
+	SetopsCacheKey b_key;
+	bool		cache_retry;	/* resent after a miss: not counted again */
+	int			inputs_distinct;
+	int			count_mode;		/* SetopsGpuCountMode: out_count only */
+	int			inputs_sorted;	/* both known to be in order */
+	bool		a_packed;		/* the arena holds packed bytes, not keys */
+	bool		b_packed;
+	Size		a_packed_size;
+	Size		b_packed_size;
+	Size		off_a;
+	Size		off_b;
+	int			val_stride;		/* pairs: each value's bytes; 0 for keys only */
+	Size		off_a_vals;
+	Size		off_b_vals;
+	Size		off_out;
+	Size		off_out_vals;
+	bool		want_packed;	/* pack the result on the device, at off_out */
+	Size		out_packed_cap;
+} ServiceSetopRequest;
+
+/* REQ_SORT: n keys at off_keys, sorted there (distinct: and unique) */
+typedef struct ServiceSortRequest
+{
+	SetopsKeyType key_type;
+	int64		n;
+	bool		distinct;
+	Size		off_keys;
+} ServiceSortRequest;
+
+/* REQ_CACHE_PUT: keys [offset, offset + n) of key's array of total keys */
+typedef struct ServiceCachePutRequest
+{
+	SetopsCacheKey key;
+	SetopsKeyType key_type;
+	int64		offset;
+	int64		n;
+	int64		total;
+	Size		off_keys;
+} ServiceCachePutRequest;
+
+/*
+ * REQ_BATCH: na / nb keys of A / B at off_a / off_b, npairs pairs'
+ * a_start, a_len, b_start, b_len (int64 arrays of npairs each) at
+ * off_pairs; outputs at off_out, their lengths (int64) at off_lengths,
+ * their positions (want_pos) at off_pos.
+ */
+typedef struct ServiceBatchRequest
+{
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	int64		na;
+	int64		nb;
+	int64		npairs;
+	bool		b_shared;		/* every pair's B is the same keys */
+	bool		want_pos;
+	Size		off_a;
+	Size		off_b;
+	Size		off_pairs;
+	Size		off_out;
+	Size		off_lengths;
+	Size		off_pos;
+} ServiceBatchRequest;
+
+/*
+ * REQ_STAGE_PUT: keys [offset, offset + n) of total (a hint when offset is
+ * 0) at off_keys, appended to the stage.  REQ_REDUCE: op over the staged
+ * keys as nruns runs, their lengths (int64) at off_keys.  REQ_STAGE_GET:
+ * keys [offset, offset + n) of the result into off_keys (raw: of the keys
+ * as put, an error once reduced); release frees the stage after.
+ */
+typedef struct ServiceStageRequest
+{
+	SetopsOp	op;
+	SetopsKeyType key_type;
+	int64		offset;
+	int64		n;
+	int64		total;
+	int64		nruns;
+	bool		release;
+	bool		raw;
+	Size		off_keys;
+} ServiceStageRequest;
+
+/* One request and its answer. */
 typedef struct ServiceSlot
 {
 	pg_atomic_uint32 state;
@@ -67,53 +166,16 @@ typedef struct ServiceSlot
 	Latch	   *owner_latch;
 	uint64		generation;		/* the worker's generation at submission */
 
-	/* request */
+	/* request: kind says which member */
 	ServiceRequestKind kind;
-	/*
-	 * Arguments by cache key (a stored array the service may hold): the
-	 * arena then holds nothing for them.  REQ_CACHE_PUT sends the keys of
-	 * a_key's array in pieces: put_offset and na keys of put_total.
-	 */
-	bool		a_cached;
-	bool		b_cached;
-	SetopsCacheKey a_key;
-	SetopsCacheKey b_key;
-	int64		put_offset;
-	int64		put_total;
-	bool		cache_retry;	/* resent after a miss: not counted again */
-	SetopsOp	op;
-	SetopsKeyType key_type;
-	int64		na;
-	int64		nb;
-	int			inputs_distinct;
-	int			count_mode;		/* SetopsGpuCountMode: out_count only */
-	int			inputs_sorted;	/* both known to be in order */
-	int			val_stride;		/* pairs; 0 for keys only */
-	bool		a_packed;		/* the arena holds packed bytes, not keys */
-	bool		b_packed;
-	Size		a_packed_size;
-	Size		b_packed_size;
-	bool		distinct;		/* sort */
-	Size		off_a;
-	Size		off_b;
-	Size		off_av;
-	Size		off_bv;
-	Size		off_out;
-	Size		off_outv;
-	bool		want_packed;	/* pack the result on the device, at off_out */
-	Size		out_packed_cap;
-	/*
-	 * REQ_BATCH: na / nb keys of A / B at off_a / off_b, npairs pairs'
-	 * a_start, a_len, b_start, b_len (int64) at off_av, outputs at off_out,
-	 * their lengths (int64) at off_outv, positions (want_pos) at off_bv.
-	 * REQ_REDUCE: npairs run lengths at off_a.  REQ_STAGE_*: put_offset,
-	 * na keys, put_total in all; stage_release frees the stage after a get.
-	 */
-	int64		npairs;
-	bool		b_shared;
-	bool		want_pos;
-	bool		stage_release;
-	bool		stage_raw;		/* REQ_STAGE_GET of the keys as put: an error once reduced */
+	union
+	{
+		ServiceSetopRequest setop;
+		ServiceSortRequest sort;
+		ServiceCachePutRequest put;
+		ServiceBatchRequest batch;
+		ServiceStageRequest stage;
+	}			req;
 
 	/* answer */
 	SetopsGpuStatus status;

@@ -231,18 +231,18 @@ service_device_weights(double *weights, int ndevices)
  * are missing (the backend sends them and asks again).
  */
 static bool
-resolve_cached(ServiceSlot *slot, const void **a, int64 *na, int *a_device,
+resolve_cached(ServiceSlot *slot, const ServiceSetopRequest *r, const void **a, int64 *na, int *a_device,
 			   const void **b, int64 *nb, int *b_device)
 {
-	bool		count = !slot->cache_retry;
+	bool		count = !r->cache_retry;
 
 	*a = *b = NULL;
-	*na = slot->na;
-	*nb = slot->nb;
+	*na = r->na;
+	*nb = r->nb;
 	slot->cache_missing = 0;
-	if (slot->a_cached && !service_cache_lookup(&slot->a_key, count, na, a, a_device))
+	if (r->a_cached && !service_cache_lookup(&r->a_key, count, na, a, a_device))
 		slot->cache_missing |= CACHE_MISSING_A;
-	if (slot->b_cached && !service_cache_lookup(&slot->b_key, count, nb, b, b_device))
+	if (r->b_cached && !service_cache_lookup(&r->b_key, count, nb, b, b_device))
 		slot->cache_missing |= CACHE_MISSING_B;
 	return slot->cache_missing == 0;
 }
@@ -286,6 +286,7 @@ run_setop_on_devices(SetopsGpuSetopArgs *args, int device, char *errbuf, size_t 
 static SetopsGpuStatus
 handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
+	const ServiceSetopRequest *r = &slot->req.setop;
 	char	   *base = service_slot_data(slot);
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	const void *a_dev = NULL,
@@ -293,59 +294,59 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	int			a_device = 0,
 				b_device = 0;
 	void	   *b_copy = NULL;	/* b's cached keys copied to a's device */
-	int64		na = slot->na,
-				nb = slot->nb;
+	int64		na = r->na,
+				nb = r->nb;
 	SetopsGpuSetopArgs args;
 
 	/* cached arguments: the answer may be which are missing */
-	if ((slot->a_cached || slot->b_cached) &&
-		!resolve_cached(slot, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
+	if ((r->a_cached || r->b_cached) &&
+		!resolve_cached(slot, r, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
 		return SETOPS_GPU_OK;
 	memset(&args, 0, sizeof(args));
-	args.op = slot->op;
-	args.key_type = slot->key_type;
+	args.op = r->op;
+	args.key_type = r->key_type;
 	args.na = na;
 	args.nb = nb;
 	args.a_dev = a_dev;
 	args.b_dev = b_dev;
 	if (a_dev)
 		 /* in the cache */ ;
-	else if (slot->a_packed)
+	else if (r->a_packed)
 	{
-		args.a_packed = base + slot->off_a;
-		args.a_packed_size = slot->a_packed_size;
+		args.a_packed = base + r->off_a;
+		args.a_packed_size = r->a_packed_size;
 	}
 	else
-		args.a = base + slot->off_a;
+		args.a = base + r->off_a;
 	if (b_dev)
 		 /* in the cache */ ;
-	else if (slot->b_packed)
+	else if (r->b_packed)
 	{
-		args.b_packed = base + slot->off_b;
-		args.b_packed_size = slot->b_packed_size;
+		args.b_packed = base + r->off_b;
+		args.b_packed_size = r->b_packed_size;
 	}
 	else
-		args.b = base + slot->off_b;
-	args.inputs_distinct = slot->inputs_distinct;
-	args.count_mode = slot->count_mode;
-	args.inputs_sorted = slot->inputs_sorted;
-	args.out_keys = base + slot->off_out;
-	if (slot->val_stride > 0)
+		args.b = base + r->off_b;
+	args.inputs_distinct = r->inputs_distinct;
+	args.count_mode = r->count_mode;
+	args.inputs_sorted = r->inputs_sorted;
+	args.out_keys = base + r->off_out;
+	if (r->val_stride > 0)
 	{
-		args.a_vals = base + slot->off_av;
-		args.b_vals = base + slot->off_bv;
-		args.val_stride = slot->val_stride;
-		args.out_vals = base + slot->off_outv;
+		args.a_vals = base + r->off_a_vals;
+		args.b_vals = base + r->off_b_vals;
+		args.val_stride = r->val_stride;
+		args.out_vals = base + r->off_out_vals;
 	}
-	if (slot->want_packed)
+	if (r->want_packed)
 	{
-		args.out_packed = base + slot->off_out;
-		args.out_packed_cap = slot->out_packed_cap;
+		args.out_packed = base + r->off_out;
+		args.out_packed_cap = r->out_packed_cap;
 	}
 	/* cached arguments on two devices: b's keys come over to a's */
 	if (a_dev && b_dev && a_device != b_device)
 	{
-		size_t		bytes = (size_t) nb * setops_key_size(slot->key_type);
+		size_t		bytes = (size_t) nb * setops_key_size(r->key_type);
 
 		status = service_device->use(a_device, errbuf, errlen);
 		if (status == SETOPS_GPU_OK)
@@ -380,12 +381,13 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 static SetopsGpuStatus
 handle_sort(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
-	int64_t		n = slot->na;
+	const ServiceSortRequest *r = &slot->req.sort;
+	int64_t		n = r->n;
 	SetopsGpuStatus status = service_device->use(0, errbuf, errlen);
 
 	if (status == SETOPS_GPU_OK)
-		status = service_device->sort(slot->key_type, service_slot_data(slot) + slot->off_a, &n,
-									  slot->distinct, errbuf, errlen);
+		status = service_device->sort(r->key_type, service_slot_data(slot) + r->off_keys, &n,
+									  r->distinct, errbuf, errlen);
 	slot->out_count = n;
 	return status;
 }

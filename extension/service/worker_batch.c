@@ -19,28 +19,29 @@
 SetopsGpuStatus
 service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
+	const ServiceBatchRequest *r = &slot->req.batch;
 	char	   *base = service_slot_data(slot);
-	int64	   *pairs = (int64 *) (base + slot->off_av);
-	int64		np = slot->npairs;
+	int64	   *pairs = (int64 *) (base + r->off_pairs);
+	int64		np = r->npairs;
 	SetopsGpuBatchArgs args;
 	SetopsGpuStatus status;
 
 	memset(&args, 0, sizeof(args));
-	args.op = slot->op;
-	args.key_type = slot->key_type;
-	args.a = base + slot->off_a;
-	args.a_keys = slot->na;
-	args.b = base + slot->off_b;
-	args.b_keys = slot->nb;
+	args.op = r->op;
+	args.key_type = r->key_type;
+	args.a = base + r->off_a;
+	args.a_keys = r->na;
+	args.b = base + r->off_b;
+	args.b_keys = r->nb;
 	args.npairs = np;
 	args.a_start = pairs;
 	args.a_len = pairs + np;
 	args.b_start = pairs + 2 * np;
 	args.b_len = pairs + 3 * np;
-	args.b_shared = slot->b_shared;
-	args.out_keys = base + slot->off_out;
-	args.out_lengths = (int64_t *) (base + slot->off_outv);
-	args.out_pos = slot->want_pos ? (int64_t *) (base + slot->off_bv) : NULL;
+	args.b_shared = r->b_shared;
+	args.out_keys = base + r->off_out;
+	args.out_lengths = (int64_t *) (base + r->off_lengths);
+	args.out_pos = r->want_pos ? (int64_t *) (base + r->off_pos) : NULL;
 	status = service_device->use(0, errbuf, errlen);
 	if (status == SETOPS_GPU_OK)
 		status = service_device->setop_batch(&args, errbuf, errlen);

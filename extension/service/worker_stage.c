@@ -111,9 +111,10 @@ stage_grow(SlotStage *st, int64 need, char *errbuf, size_t errlen)
 SetopsGpuStatus
 service_stage_request(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
+	const ServiceStageRequest *r = &slot->req.stage;
 	SlotStage  *st = &stages[slot_index];
 	char	   *base = service_slot_data(slot);
-	size_t		ks = setops_key_size(slot->key_type);
+	size_t		ks = setops_key_size(r->key_type);
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	bool		keep = false;	/* a failure that left the stage intact */
 
@@ -124,12 +125,12 @@ service_stage_request(ServiceSlot *slot, int slot_index, char *errbuf, size_t er
 	if (slot->kind == REQ_STAGE_PUT)
 	{
 		/* the first piece makes the stage, sized by the hint in put_total */
-		if (slot->put_offset == 0)
+		if (r->offset == 0)
 		{
 			service_stage_done(slot_index);
 			st->used = true;
-			st->type = slot->key_type;
-			st->capacity = Max(slot->put_total, slot->na);
+			st->type = r->key_type;
+			st->capacity = Max(r->total, r->n);
 			st->device = 0;
 			st->epoch = service_device->epoch();
 			status = service_device->use(0, errbuf, errlen);
@@ -138,33 +139,33 @@ service_stage_request(ServiceSlot *slot, int slot_index, char *errbuf, size_t er
 		}
 		/* pieces come in order, each appended */
 		if (status == SETOPS_GPU_OK &&
-			(!st->used || st->reduced || slot->put_offset != st->total))
+			(!st->used || st->reduced || r->offset != st->total))
 		{
 			snprintf(errbuf, errlen, "internal error: a staged piece out of place");
 			status = SETOPS_GPU_ERROR;
 		}
 		if (status == SETOPS_GPU_OK)
 			status = service_device->use(st->device, errbuf, errlen);
-		if (status == SETOPS_GPU_OK && st->total + slot->na > st->capacity)
+		if (status == SETOPS_GPU_OK && st->total + r->n > st->capacity)
 		{
-			status = stage_grow(st, st->total + slot->na, errbuf, errlen);
+			status = stage_grow(st, st->total + r->n, errbuf, errlen);
 			keep = status != SETOPS_GPU_OK;
 		}
 		if (status == SETOPS_GPU_OK)
-			status = service_device->buffer_write(st->cur, st->total * ks, base + slot->off_a,
-												  slot->na * ks, errbuf, errlen);
+			status = service_device->buffer_write(st->cur, st->total * ks, base + r->off_keys,
+												  r->n * ks, errbuf, errlen);
 		if (status == SETOPS_GPU_OK)
-			st->total += slot->na;
+			st->total += r->n;
 	}
 	else if (slot->kind == REQ_REDUCE)
 	{
-		int64	   *lengths = (int64 *) base;
+		int64	   *lengths = (int64 *) (base + r->off_keys);
 		int64		total = 0,
 					i;
 
-		for (i = 0; i < slot->npairs; i++)
+		for (i = 0; i < r->nruns; i++)
 			total += lengths[i];
-		if (!st->used || st->reduced || total != st->total || slot->npairs < 1)
+		if (!st->used || st->reduced || total != st->total || r->nruns < 1)
 		{
 			snprintf(errbuf, errlen, "internal error: no staged runs to reduce");
 			status = SETOPS_GPU_ERROR;
@@ -182,8 +183,8 @@ service_stage_request(ServiceSlot *slot, int slot_index, char *errbuf, size_t er
 				keep = status != SETOPS_GPU_OK;
 			}
 			if (status == SETOPS_GPU_OK)
-				status = service_device->reduce(slot->op, st->type, st->cur, st->spare, lengths,
-												slot->npairs, &in_spare, &st->n, errbuf, errlen);
+				status = service_device->reduce(r->op, st->type, st->cur, st->spare, lengths,
+												r->nruns, &in_spare, &st->n, errbuf, errlen);
 			st->result = in_spare ? st->spare : st->cur;
 			slot->ms_kernel = setops_now_ms() - t0;
 		}
@@ -196,7 +197,7 @@ service_stage_request(ServiceSlot *slot, int slot_index, char *errbuf, size_t er
 		int64		n = st->reduced ? st->n : st->total;
 		const void *from = st->reduced ? st->result : st->cur;
 
-		if (!st->used || slot->put_offset + slot->na > n || (slot->stage_raw && st->reduced))
+		if (!st->used || r->offset + r->n > n || (r->raw && st->reduced))
 		{
 			snprintf(errbuf, errlen, "internal error: no staged keys to read");
 			status = SETOPS_GPU_ERROR;
@@ -205,11 +206,11 @@ service_stage_request(ServiceSlot *slot, int slot_index, char *errbuf, size_t er
 		{
 			status = service_device->use(st->device, errbuf, errlen);
 			if (status == SETOPS_GPU_OK)
-				status = service_device->buffer_read(from, slot->put_offset * ks,
-													 base + slot->off_out, slot->na * ks,
+				status = service_device->buffer_read(from, r->offset * ks,
+													 base + r->off_keys, r->n * ks,
 													 errbuf, errlen);
 		}
-		if (slot->stage_release)
+		if (r->release)
 			service_stage_done(slot_index);
 	}
 	if (status != SETOPS_GPU_OK && !keep)
