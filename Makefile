@@ -96,7 +96,7 @@ else
 OBJS += engine/gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
+EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
@@ -200,8 +200,11 @@ PACKED_HDRS = engine/cpu/packed_codec.h engine/common/packed_format.h test/commo
 test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
 
-test/unit/segd_test: test/unit/segd_test.c engine/common/segd.h test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
+test/unit/segd_test: test/unit/segd_test.c engine/common/segd.h test/common/testgen.h test/common/testcheck.h test/common/textbook.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -fsanitize=address,undefined -o $@ test/unit/segd_test.c $(ENGINE_SRCS)
+
+test/unit/chunks_test: test/unit/chunks_test.c engine/common/chunks.h engine/common/balanced_path.h test/common/testgen.h test/common/testcheck.h test/common/textbook.h
+	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/chunks_test.c
 
 test/unit/packed_test: test/unit/packed_test.c $(PACKED_SRCS) $(PACKED_HDRS)
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/packed_test.c $(PACKED_SRCS)
@@ -212,9 +215,10 @@ test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
 test/unit/copy_test: test/unit/copy_test.c engine/cpu/copy_threads.c engine/cpu/copy_threads.h
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -pthread -o $@ test/unit/copy_test.c engine/cpu/copy_threads.c
 
-unittest: test/unit/engine_test test/unit/segd_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
+unittest: test/unit/engine_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
 	test/unit/engine_test
 	test/unit/segd_test
+	test/unit/chunks_test
 	test/unit/packed_test
 	test/unit/packed_fuzz 20000
 	test/unit/copy_test
