@@ -163,6 +163,23 @@ walk_tests_##SFX(void)															\
 	free(got);																	\
 }																				\
 																				\
+/* An eighth of v's keys swapped with others. */								\
+static void																		\
+shuffle_some_##SFX(KEY *v, int64_t n)											\
+{																				\
+	int64_t		i;																\
+																				\
+	for (i = 0; i < n / 8; i++)													\
+	{																			\
+		int64_t		x = testgen_range(0, n - 1),								\
+					y = testgen_range(0, n - 1);								\
+		KEY			t = v[x];													\
+																				\
+		v[x] = v[y];															\
+		v[y] = t;																\
+	}																			\
+}																				\
+																				\
 /* Shuffled inputs: the walk stays within them, whatever it flags. */			\
 static void																		\
 unsorted_tests_##SFX(void)														\
@@ -175,31 +192,14 @@ unsorted_tests_##SFX(void)														\
 	for (round = 0; round < 2000; round++)										\
 	{																			\
 		int64_t		na = testgen_range(0, 2000),								\
-					nb = testgen_range(0, 2000),								\
-					i;															\
+					nb = testgen_range(0, 2000);								\
 		SetopsChunks c;															\
 		int			ok = 1;														\
 																				\
 		testgen_##SFX(a, na, (TestShape) (round % SHAPE_COUNT), round);			\
 		testgen_##SFX(b, nb, (TestShape) ((round + 3) % SHAPE_COUNT), round + 1);	\
-		for (i = 0; i < na / 8; i++)	/* some keys moved */					\
-		{																		\
-			int64_t		x = testgen_range(0, na - 1),							\
-						y = testgen_range(0, na - 1);							\
-			KEY			t = a[x];												\
-																				\
-			a[x] = a[y];														\
-			a[y] = t;															\
-		}																		\
-		for (i = 0; i < nb / 8; i++)											\
-		{																		\
-			int64_t		x = testgen_range(0, nb - 1),							\
-						y = testgen_range(0, nb - 1);							\
-			KEY			t = b[x];												\
-																				\
-			b[x] = b[y];														\
-			b[y] = t;															\
-		}																		\
+		shuffle_some_##SFX(a, na);												\
+		shuffle_some_##SFX(b, nb);												\
 		setops_chunks_begin(&c, (SetopsOp) (round % 5), KTYPE, a, na, b, nb,	\
 							testgen_range(1, 300));								\
 		while (setops_chunks_next(&c))											\
