@@ -142,7 +142,7 @@ setops_reduce_on_cpu(SetopsOp op, SetopsKeyType type, const void *keys, const in
 	size_t		ks = setops_key_size(type);
 	size_t		bytes = (total + SETOPS_CPU_OUTPUT_SLACK) * ks;
 	char	   *buf[2];
-	int64	   *scratch = palloc(sizeof(int64) * 4 * nruns);
+	int64	   *scratch = palloc_extended(sizeof(int64) * 4 * nruns, MCXT_ALLOC_HUGE);
 	int			r;
 
 	buf[0] = palloc_extended(bytes, MCXT_ALLOC_HUGE);

@@ -6,8 +6,10 @@
  * Its "device memory" is the worker's own memory, its operations the CPU
  * engine's, so every request takes the same path through the service as
  * on a GPU and the transport is tested where there is none.  The answers
- * are the engine's; the timings stay zero; a packed result comes back as
- * keys (out_packed_size 0), which the client accepts.
+ * are the engine's; nothing is copied to a device, so upload, decode and
+ * download times stay zero (the worker still times a staged reduction); a
+ * packed result comes back as keys (out_packed_size 0), which the client
+ * accepts.
  *
  * Buffers are malloc'd: a failure is a status, as on a GPU.  Scratch for
  * one call is palloc'd in the worker's per-request context (an ERROR there,
@@ -71,10 +73,15 @@ emu_set_interrupt_callback(SetopsGpuInterruptFn fn)
 	/* the engine's own hook (setops_cpu_set_interrupt_hook) serves */
 }
 
+/*
+ * Buffers carry the CPU engine's output slack past their size: the engine
+ * may write that far into an output (a staged reduction's rounds run in
+ * buffers sized for the keys alone).
+ */
 static SetopsGpuStatus
 emu_buffer_alloc(size_t bytes, void **p, char *errbuf, size_t errlen)
 {
-	*p = malloc(Max(bytes, 1));
+	*p = malloc(bytes + SETOPS_CPU_OUTPUT_SLACK * sizeof(int64_t));
 	if (*p == NULL)
 	{
 		snprintf(errbuf, errlen, "out of memory for a buffer of %zu bytes", bytes);
@@ -238,7 +245,7 @@ static SetopsGpuStatus
 emu_reduce(SetopsOp op, SetopsKeyType key_type, void *cur, void *spare, const int64_t *lengths,
 		   int64_t nruns, int *result_in_spare, int64_t *n, char *errbuf, size_t errlen)
 {
-	int64_t    *scratch = palloc(sizeof(int64_t) * 4 * Max(nruns, 1));
+	int64_t    *scratch = palloc_extended(sizeof(int64_t) * 4 * Max(nruns, 1), MCXT_ALLOC_HUGE);
 	int			r = setops_cpu_reduce_rounds(op, key_type, cur, lengths, nruns, spare, cur,
 											 scratch, n);
 
