@@ -40,4 +40,13 @@ extern const char *setops_packed_check(const void *buf, size_t size);
 extern const char *setops_packed_decode_i32(const void *buf, int32_t *out);
 extern const char *setops_packed_decode_i64(const void *buf, int64_t *out);
 
+/* The same, by the key width the header gives. */
+static inline const char *
+setops_packed_decode_keys(const void *buf, void *out)
+{
+	return ((const PackedHeader *) buf)->key_bytes == 8 ?
+		setops_packed_decode_i64(buf, (int64_t *) out) :
+		setops_packed_decode_i32(buf, (int32_t *) out);
+}
+
 #endif							/* SETOPS_PACKED_CODEC_H */

@@ -18,8 +18,7 @@
 const char *
 setops_packed_decode_into(const PackedHeader *h, void *keys)
 {
-	return h->key_bytes == 8 ? setops_packed_decode_i64(h, keys) :
-		setops_packed_decode_i32(h, keys);
+	return setops_packed_decode_keys(h, keys);
 }
 
 /* Decode a checked value into palloc'd keys; ERROR when it would not ascend. */

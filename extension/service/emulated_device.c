@@ -134,8 +134,7 @@ emu_decode(const void *packed, int64_t n, size_t ks)
 {
 	void	   *out = palloc_extended(Max(n, 1) * ks, MCXT_ALLOC_HUGE);
 
-	if ((ks == 8 ? setops_packed_decode_i64(packed, out) :
-		 setops_packed_decode_i32(packed, out)) != NULL)
+	if (setops_packed_decode_keys(packed, out) != NULL)
 		return NULL;
 	return out;
 }
@@ -177,10 +176,12 @@ emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 		args->out_count = 1;
 		return SETOPS_GPU_OK;
 	}
-	if ((pos = setops_cpu_first_unsorted(type, a, args->na)) >= 0 ||
-		(pos = setops_cpu_first_unsorted(type, b, args->nb)) >= 0)
+	if ((pos = setops_cpu_first_unsorted(type, a, args->na)) >= 0)
+		args->unsorted_arg = 1;
+	else if ((pos = setops_cpu_first_unsorted(type, b, args->nb)) >= 0)
+		args->unsorted_arg = 2;
+	if (pos >= 0)
 	{
-		args->unsorted_arg = setops_cpu_first_unsorted(type, a, args->na) >= 0 ? 1 : 2;
 		args->unsorted_pos = pos;
 		return SETOPS_GPU_OK;
 	}

@@ -353,7 +353,7 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 			status = service_device->buffer_alloc(bytes, &b_copy, errbuf, errlen);
 		if (status == SETOPS_GPU_OK)
 			status = service_device->buffer_copy_peer(b_copy, a_device, b_dev, b_device, bytes,
-												 errbuf, errlen);
+													  errbuf, errlen);
 		args.b_dev = b_copy;
 	}
 	if (status == SETOPS_GPU_OK)
