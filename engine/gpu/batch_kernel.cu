@@ -181,19 +181,9 @@ batch_tile_finish(const BatchLaunchParams &p, int tile, unsigned commit, unsigne
 	int			tid = threadIdx.x;
 	int			offset;
 	int			tile_total;
-	int			prefix;
-
-	cub::BlockScan<int, NT>(scan_storage).ExclusiveSum(__popc(commit), offset, tile_total);
-	if (tid < 32)
-	{
-		long long	pre = tile_exclusive_prefix(p.descriptors, tile, tile_total);
-
-		if (tid == 0)
-			*s_prefix = (int) pre;
-	}
-	compact_to_shared(commit, results, pos, offset, s_keys, s_pos, WithPos);
-	__syncthreads();
-	prefix = *s_prefix;
+	int			prefix = tile_compact<NT, VT>(commit, results, pos, WithPos, scan_storage,
+											  p.descriptors, tile, s_keys, s_pos, s_prefix,
+											  &offset, &tile_total);
 
 	for (int k = first_pair; starts; starts &= starts - 1, ++k)
 	{

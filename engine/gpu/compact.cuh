@@ -11,6 +11,11 @@
 #ifndef SETOPS_COMPACT_CUH
 #define SETOPS_COMPACT_CUH
 
+#include <cub/block/block_scan.cuh>
+#include <stdint.h>
+
+#include "lookback.cuh"
+
 namespace setops
 {
 
@@ -28,6 +33,37 @@ compact_to_shared(unsigned commit, const Key (&results)[VT], const int (&src)[VT
 				s_src[offset] = src[i];
 			++offset;
 		}
+}
+
+/*
+ * Where a tile's outputs go, and their compaction: the block scan of the
+ * threads' commit counts, the tile's place among all outputs by decoupled
+ * look-back (one warp; the others compact meanwhile), each thread's
+ * committed registers into s_keys / s_src.  Returns the tile's first
+ * output position; *offset is this thread's first within the tile,
+ * *tile_total the tile's count.  Ends with a barrier, after which the
+ * compacted tile is in shared memory.  scan_storage must not alias
+ * s_keys: the scan's own barrier is what orders every thread's last read
+ * of the tile's inputs before the first compacted write.
+ */
+template <int NT, int VT, typename Key>
+__device__ __forceinline__ int
+tile_compact(unsigned commit, const Key (&results)[VT], const int (&src)[VT], bool with_src,
+			 typename cub::BlockScan<int, NT>::TempStorage &scan_storage,
+			 TileWord *descriptors, int tile, Key *s_keys, int *s_src, int *s_prefix,
+			 int *offset, int *tile_total)
+{
+	cub::BlockScan<int, NT>(scan_storage).ExclusiveSum(__popc(commit), *offset, *tile_total);
+	if (threadIdx.x < 32)
+	{
+		long long	prefix = tile_exclusive_prefix(descriptors, tile, *tile_total);
+
+		if (threadIdx.x == 0)
+			*s_prefix = (int) prefix;
+	}
+	compact_to_shared(commit, results, src, *offset, s_keys, s_src, with_src);
+	__syncthreads();
+	return *s_prefix;
 }
 
 template <int NT, typename T>
@@ -53,6 +89,28 @@ gather_values(const int *s_src, int count, const Word *a_vals, const Word *b_val
 
 		out_vals[i] = from[w];
 	}
+}
+
+/*
+ * A compacted tile (tile_compact) to its place from prefix on: its keys,
+ * and for pairs (ValueWord 8, 4 or 1: the word the values move in; 0:
+ * keys only) their values gathered by source.
+ */
+template <int NT, int ValueWord, typename Key>
+__device__ __forceinline__ void
+store_tile(const Key *s_keys, const int *s_src, int count, Key *out, int prefix,
+		   const void *a_vals, const void *b_vals, int value_words, void *out_vals)
+{
+	store_shared_to_global<NT>(s_keys, count, out + prefix);
+	if (ValueWord == 8)
+		gather_values<NT>(s_src, count, (const uint64_t *) a_vals, (const uint64_t *) b_vals,
+						  value_words, (uint64_t *) out_vals + (size_t) prefix * value_words);
+	else if (ValueWord == 4)
+		gather_values<NT>(s_src, count, (const uint32_t *) a_vals, (const uint32_t *) b_vals,
+						  value_words, (uint32_t *) out_vals + (size_t) prefix * value_words);
+	else if (ValueWord == 1)
+		gather_values<NT>(s_src, count, (const uint8_t *) a_vals, (const uint8_t *) b_vals,
+						  value_words, (uint8_t *) out_vals + (size_t) prefix * value_words);
 }
 
 }								/* namespace setops */

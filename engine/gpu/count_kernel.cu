@@ -280,6 +280,8 @@ count_enqueue(const SetopLaunch *l, cudaStream_t stream)
 	err = cudaMemsetAsync(l->scratch, 0, sizeof(SetopResults), stream);
 	if (err != cudaSuccess || num_tiles == 0)
 		return err;
+	if (skew_applies(l))
+		return skew_enqueue(l, NULL, NULL, 0, stream);
 	if (l->key_type == SETOPS_KEY_INT64)
 		return dispatch_count<int64_t>(l, num_tiles, boundaries, stream);
 	return dispatch_count<int32_t>(l, num_tiles, boundaries, stream);

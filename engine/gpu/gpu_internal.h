@@ -174,6 +174,33 @@ count_bound(int count_mode, int64_t na, int64_t nb)
 
 cudaError_t count_enqueue(const SetopLaunch *l, cudaStream_t stream);
 
+/* ---- skew_kernel.cu: sizes far apart ---- */
+
+/*
+ * One side at least this many times smaller, both known to be in order:
+ * the intersection, the difference of the smaller A and the counts search
+ * the larger side instead of merging it (skew_kernel.cu says when they do
+ * with the order unknown; set by measurement: test/bench/NOTES.md).
+ */
+#ifndef SETOPS_GPU_SKEW_RATIO
+#define SETOPS_GPU_SKEW_RATIO 32
+#endif
+/* the ratio from which it also takes inputs of unknown order */
+#ifndef SETOPS_SKEW_CHECKED_RATIO
+#define SETOPS_SKEW_CHECKED_RATIO 256
+#endif
+
+/* Whether the skew path answers l (an operation or a count). */
+bool		skew_applies(const SetopLaunch *l);
+
+/*
+ * Enqueue it: results (zeroed by the caller) at setop_results(l->scratch);
+ * an operation also takes max_tiles zeroed look-back descriptors and a
+ * zeroed tile counter from the caller's scratch (a count neither).
+ */
+cudaError_t skew_enqueue(const SetopLaunch *l, unsigned long long *descriptors, int *counter,
+						 int max_tiles, cudaStream_t stream);
+
 /* ---- batch_kernel.cu: segmented launches over many pairs ---- */
 
 /* The non-empty pairs of a batch, as the kernels see them. */

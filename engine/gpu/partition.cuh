@@ -39,6 +39,16 @@ template <> struct Search<int32_t>
 	{
 		return setops_merge_path_i32(a, na, b, nb, d);
 	}
+	static __device__ __forceinline__ int
+	lower(const int32_t *a, int n, int32_t x)
+	{
+		return setops_lower_bound_i32(a, n, x);
+	}
+	static __device__ __forceinline__ int
+	upper(const int32_t *a, int n, int32_t x)
+	{
+		return setops_upper_bound_i32(a, n, x);
+	}
 };
 
 template <> struct Search<int64_t>
@@ -52,6 +62,16 @@ template <> struct Search<int64_t>
 	merge(const int64_t *a, int na, const int64_t *b, int nb, int d)
 	{
 		return setops_merge_path_i64(a, na, b, nb, d);
+	}
+	static __device__ __forceinline__ int
+	lower(const int64_t *a, int n, int64_t x)
+	{
+		return setops_lower_bound_i64(a, n, x);
+	}
+	static __device__ __forceinline__ int
+	upper(const int64_t *a, int n, int64_t x)
+	{
+		return setops_upper_bound_i64(a, n, x);
 	}
 };
 

@@ -15,13 +15,13 @@
  *      decoupled look-back (lookback.cuh); compact and store the outputs
  *      (and gather values, for pairs) straight to their final place
  *      (compact.cuh).  The last tile publishes the total.
+ * Sizes far apart go to skew_kernel.cu instead where the output comes
+ * from the smaller side.
  */
-#include <cub/block/block_scan.cuh>
 #include <stdint.h>
 
 #include "gpu_internal.h"
 #include "tile_load.cuh"
-#include "lookback.cuh"
 #include "compact.cuh"
 
 namespace setops
@@ -59,25 +59,6 @@ scratch_layout(SetopsKeyType key_type, int na, int nb)
 	s.bytes = s.boundaries + GPU_ALIGN((size_t) (s.num_tiles + 1) * sizeof(int));
 	return s;
 }
-
-template <typename Key>
-struct TileParams
-{
-	const Key  *a;
-	int			na;
-	const Key  *b;
-	int			nb;
-	const int  *boundaries;
-	int			num_tiles;
-	Key		   *out;
-	const void *a_vals;
-	const void *b_vals;
-	int			value_words;
-	void	   *out_vals;
-	TileWord   *descriptors;
-	int		   *counter;
-	SetopResults *results;
-};
 
 template <typename Key, SetopsOp Op, bool Duplicates, int ValueWord>
 __global__ void __launch_bounds__(TileShape<Key>::NT)
@@ -128,35 +109,13 @@ setop_tile_kernel(TileParams<Key> p)
 
 	int			offset;
 	int			tile_total;
-
-	Scan(scan_storage).ExclusiveSum(__popc(commit), offset, tile_total);
-
 	__shared__ int s_prefix;
-	if (tid < 32)
-	{
-		long long	prefix = tile_exclusive_prefix(p.descriptors, tile, tile_total);
+	int			prefix = tile_compact<NT, VT>(commit, results, src, ValueWord != 0, scan_storage,
+											  p.descriptors, tile, s.out.keys, s.out.src,
+											  &s_prefix, &offset, &tile_total);
 
-		if (tid == 0)
-			s_prefix = (int) prefix;
-	}
-	compact_to_shared(commit, results, src, offset, s.out.keys, s.out.src, ValueWord != 0);
-	__syncthreads();
-
-	int			prefix = s_prefix;
-
-	store_shared_to_global<NT>(s.out.keys, tile_total, p.out + prefix);
-	if (ValueWord == 8)
-		gather_values<NT>(s.out.src, tile_total, (const uint64_t *) p.a_vals,
-						  (const uint64_t *) p.b_vals, p.value_words,
-						  (uint64_t *) p.out_vals + (size_t) prefix * p.value_words);
-	else if (ValueWord == 4)
-		gather_values<NT>(s.out.src, tile_total, (const uint32_t *) p.a_vals,
-						  (const uint32_t *) p.b_vals, p.value_words,
-						  (uint32_t *) p.out_vals + (size_t) prefix * p.value_words);
-	else if (ValueWord == 1)
-		gather_values<NT>(s.out.src, tile_total, (const uint8_t *) p.a_vals,
-						  (const uint8_t *) p.b_vals, p.value_words,
-						  (uint8_t *) p.out_vals + (size_t) prefix * p.value_words);
+	store_tile<NT, ValueWord>(s.out.keys, s.out.src, tile_total, p.out, prefix, p.a_vals,
+							  p.b_vals, p.value_words, p.out_vals);
 	if (tile == p.num_tiles - 1 && tid == 0)
 		p.results->total = prefix + tile_total;
 }
@@ -258,6 +217,9 @@ setop_enqueue(const SetopLaunch *l, cudaStream_t stream)
 	err = cudaMemsetAsync(l->scratch, 0, lay.zeroed, stream);
 	if (err != cudaSuccess || lay.num_tiles == 0)
 		return err;
+	if (skew_applies(l))
+		return skew_enqueue(l, (TileWord *) ((char *) l->scratch + lay.descriptors),
+							(int *) ((char *) l->scratch + lay.counter), lay.num_tiles, stream);
 	if (l->key_type == SETOPS_KEY_INT64)
 		return dispatch_op<int64_t>(l, lay, stream);
 	return dispatch_op<int32_t>(l, lay, stream);

@@ -12,8 +12,10 @@
 
 #include <stdint.h>
 
+#include "gpu_internal.h"
 #include "partition.cuh"
 #include "serial_setops.cuh"
+#include "lookback.cuh"
 
 namespace setops
 {
@@ -78,6 +80,27 @@ tile_shared_keys()
 {
 	return tile_slots<Key, Shape>() + 4 * Shape::VN;
 }
+
+/* A launch of tiles over A and B that builds outputs (setop_kernel.cu,
+ * skew_kernel.cu): inputs, boundaries, outputs, look-back state. */
+template <typename Key>
+struct TileParams
+{
+	const Key  *a;
+	int			na;
+	const Key  *b;
+	int			nb;
+	const int  *boundaries;
+	int			num_tiles;
+	Key		   *out;
+	const void *a_vals;
+	const void *b_vals;
+	int			value_words;
+	void	   *out_vals;
+	TileWord   *descriptors;
+	int		   *counter;
+	SetopResults *results;
+};
 
 /*
  * Where a tile's intervals lie: A[a0, a1) and B[b0, b1), and where they

@@ -23,8 +23,12 @@
  * (bench_count): against building the intersection, ours and Thrust's,
  * and its input bytes over the measured read bandwidth.
  *
- * Usage: kernel_bench [max_elements_per_side [counts]]   (default 256M;
- * counts: only the count rows)
+ * Then sizes far apart (bench_skew), each operation with the smaller side
+ * as A and as B, ours also with the inputs known to be in order (the
+ * larger side's order pass skipped, as for the device cache's arrays).
+ *
+ * Usage: kernel_bench [max_elements_per_side [counts|skew|noskew]]
+ * (default 256M; counts: only the count rows; skew: only sizes far apart)
  */
 #include <algorithm>
 #include <stdio.h>
@@ -76,6 +80,8 @@ median(std::vector<double> v)
 
 static double copy_gbps;
 static bool count_only;			/* "counts": only the count rows */
+static bool skew_only;			/* "skew": only sizes far apart */
+static bool no_skew;			/* "noskew": all but those */
 
 static void
 measure_copy_bandwidth(void)
@@ -255,13 +261,14 @@ measure_launch_floor(SetopResults *pinned, void *scratch)
 
 template <typename Key>
 static void
-bench(SetopsOp op, int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d_tout,
-	  void *scratch, BumpAllocator &alloc, SetopResults *pinned)
+bench(SetopsOp op, int64_t na, int64_t nb, const Key *d_a, const Key *d_b, Key *d_out,
+	  Key *d_tout, void *scratch, BumpAllocator &alloc, SetopResults *pinned, bool skewed)
 {
 	static const char *names[] = {"intersect", "union", "difference", "symdiff"};
 	cudaEvent_t e0,
 				e1;
 	std::vector<double> ours,
+				ours_sorted,
 				theirs;
 	SetopLaunch l;
 	int64_t		our_n = 0,
@@ -272,9 +279,9 @@ bench(SetopsOp op, int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d
 	l.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
 	l.duplicates = true;
 	l.a = d_a;
-	l.na = (int) n;
+	l.na = (int) na;
 	l.b = d_b;
-	l.nb = (int) n;
+	l.nb = (int) nb;
 	l.out = d_out;
 	l.scratch = scratch;
 	cudaEventCreate(&e0);
@@ -285,18 +292,26 @@ bench(SetopsOp op, int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d
 		float		ms;
 		SetopResults res;
 
-		cudaEventRecord(e0);
-		CUDA_OK(setop_enqueue(&l, 0));
-		CUDA_OK(cudaMemcpyAsync(pinned, setop_results(scratch), sizeof(res),
-								cudaMemcpyDeviceToHost, 0));
-		CUDA_OK(cudaStreamSynchronize(0));
-		res = *pinned;
-		cudaEventRecord(e1);
-		cudaEventSynchronize(e1);
-		cudaEventElapsedTime(&ms, e0, e1);
-		if (r > 0)
-			ours.push_back(ms);
-		our_n = res.total;
+		/* skewed: also with the inputs known in order (no pass over the larger) */
+		for (int known = 0; known <= (int) skewed; known++)
+		{
+			l.inputs_sorted = known;
+			cudaEventRecord(e0);
+			CUDA_OK(setop_enqueue(&l, 0));
+			CUDA_OK(cudaMemcpyAsync(pinned, setop_results(scratch), sizeof(res),
+									cudaMemcpyDeviceToHost, 0));
+			CUDA_OK(cudaStreamSynchronize(0));
+			res = *pinned;
+			cudaEventRecord(e1);
+			cudaEventSynchronize(e1);
+			cudaEventElapsedTime(&ms, e0, e1);
+			if (r > 0)
+				(known ? ours_sorted : ours).push_back(ms);
+			if (res.unsorted || (known && res.total != our_n))
+				our_n = -1;
+			else if (!known)
+				our_n = res.total;
+		}
 
 		Key		   *end = NULL;
 
@@ -305,16 +320,16 @@ bench(SetopsOp op, int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d
 		switch (op)
 		{
 			case SETOPS_OP_INTERSECT:
-				end = thrust::set_intersection(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				end = thrust::set_intersection(thrust::cuda::par(alloc), d_a, d_a + na, d_b, d_b + nb, d_tout);
 				break;
 			case SETOPS_OP_UNION:
-				end = thrust::set_union(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				end = thrust::set_union(thrust::cuda::par(alloc), d_a, d_a + na, d_b, d_b + nb, d_tout);
 				break;
 			case SETOPS_OP_DIFFERENCE:
-				end = thrust::set_difference(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				end = thrust::set_difference(thrust::cuda::par(alloc), d_a, d_a + na, d_b, d_b + nb, d_tout);
 				break;
 			default:
-				end = thrust::set_symmetric_difference(thrust::cuda::par(alloc), d_a, d_a + n, d_b, d_b + n, d_tout);
+				end = thrust::set_symmetric_difference(thrust::cuda::par(alloc), d_a, d_a + na, d_b, d_b + nb, d_tout);
 				break;
 		}
 		cudaEventRecord(e1);
@@ -340,12 +355,16 @@ bench(SetopsOp op, int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d
 	}
 	double		mo = median(ours),
 				mt = median(theirs);
-	double		bytes = (2.0 * n + our_n) * sizeof(Key);
+	double		bytes = ((double) na + nb + our_n) * sizeof(Key);
 
-	printf("%-5s %-10s %10lld+%-10lld %10.3f %10.3f %7.2fx %8.0f GB/s %5.1f%%  %s\n",
-		   sizeof(Key) == 8 ? "int8" : "int4", names[op], (long long) n, (long long) n,
+	printf("%-5s %-10s %10lld+%-10lld %10.3f %10.3f %7.2fx %8.0f GB/s %5.1f%%  %s",
+		   sizeof(Key) == 8 ? "int8" : "int4", names[op], (long long) na, (long long) nb,
 		   mo, mt, mt / mo, bytes / (mo * 1e6), 100.0 * bytes / (mo * 1e6) / copy_gbps,
 		   same ? "same" : "DIFFERENT");
+	if (skewed)
+		printf("; known in order %.3f ms (%.2fx thrust)", median(ours_sorted),
+			   mt / median(ours_sorted));
+	printf("\n");
 	fflush(stdout);
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
@@ -460,10 +479,63 @@ bench_size(int64_t n)
 	CUDA_OK(cudaMemcpy(d_b, b.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
 	if (!count_only)
 		for (int op = 0; op < 4; op++)
-			bench<Key>((SetopsOp) op, n, d_a, d_b, d_out, d_tout, scratch, alloc, pinned);
+			bench<Key>((SetopsOp) op, n, n, d_a, d_b, d_out, d_tout, scratch, alloc, pinned, false);
 	bench_count<Key>(n, d_a, d_b, d_out, d_tout, scratch, alloc, pinned);
 	cudaFree(d_a);
 	cudaFree(d_b);
+	cudaFree(d_out);
+	cudaFree(d_tout);
+	cudaFree(scratch);
+	cudaFree(alloc.base);
+	cudaFreeHost(pinned);
+}
+
+/*
+ * Sizes far apart: a larger side L of nl keys (about two copies a key) and
+ * a smaller S of ns keys drawn from L's range, half of them L's own keys
+ * and half L's keys plus one (which L may or may not hold), so that some
+ * match and some do not; every operation with S as A and as B.
+ */
+template <typename Key>
+static void
+bench_skew(int64_t ns, int64_t nl)
+{
+	std::vector<Key> l(nl + 1),
+				s(ns);
+	Key		   *d_s,
+			   *d_l,
+			   *d_out,
+			   *d_tout;
+	void	   *scratch;
+	SetopResults *pinned;
+	BumpAllocator alloc;
+
+	if (sizeof(Key) == 8)
+		testgen_i64((int64_t *) l.data(), nl, SHAPE_UNIFORM_NARROW, 3);
+	else
+		testgen_i32((int32_t *) l.data(), nl, SHAPE_UNIFORM_NARROW, 3);
+	for (int64_t i = 0; i < ns; i++)
+		s[i] = l[testgen_range(0, nl - 1)] + (Key) (i & 1);
+	std::sort(s.begin(), s.end());
+	CUDA_OK(cudaMalloc(&d_s, ns * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_l, nl * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_out, (ns + nl) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_tout, (ns + nl) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&scratch, setop_scratch_bytes(sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32,
+													 (int) ns, (int) nl)));
+	alloc.cap = ((size_t) 64 << 20) + (size_t) (ns + nl) * 8;
+	alloc.used = 0;
+	CUDA_OK(cudaMalloc(&alloc.base, alloc.cap));
+	CUDA_OK(cudaHostAlloc((void **) &pinned, sizeof(SetopResults), cudaHostAllocDefault));
+	CUDA_OK(cudaMemcpy(d_s, s.data(), ns * sizeof(Key), cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemcpy(d_l, l.data(), nl * sizeof(Key), cudaMemcpyHostToDevice));
+	for (int op = 0; op < 4; op++)
+	{
+		bench<Key>((SetopsOp) op, ns, nl, d_s, d_l, d_out, d_tout, scratch, alloc, pinned, true);
+		bench<Key>((SetopsOp) op, nl, ns, d_l, d_s, d_out, d_tout, scratch, alloc, pinned, true);
+	}
+	cudaFree(d_s);
+	cudaFree(d_l);
 	cudaFree(d_out);
 	cudaFree(d_tout);
 	cudaFree(scratch);
@@ -478,6 +550,10 @@ main(int argc, char **argv)
 	cudaDeviceProp prop;
 
 	count_only = argc > 2 && strcmp(argv[2], "counts") == 0;
+	skew_only = argc > 2 && strcmp(argv[2], "skew") == 0;
+	no_skew = argc > 2 && strcmp(argv[2], "noskew") == 0;
+	if (skew_only)
+		max_n = 0;
 
 	cudaGetDeviceProperties(&prop, 0);
 	printf("kernel_bench on %s (%d SMs); medians of %d runs\n", prop.name,
@@ -503,5 +579,14 @@ main(int argc, char **argv)
 	for (int64_t n : {(int64_t) 1 << 20, (int64_t) 64 << 20})
 		if (n <= max_n)
 			bench_size<int64_t>(n);
+	if (!count_only && !no_skew)
+	{
+		printf("sizes far apart (the skew path: intersection, smaller A's difference; the tile kernel: the rest)\n");
+		for (int64_t ns : {(int64_t) 64 << 10, (int64_t) 1 << 20, (int64_t) 2 << 20})
+			if ((int64_t) 64 << 20 <= max_n || skew_only)
+				bench_skew<int32_t>(ns, (int64_t) 64 << 20);
+		if ((int64_t) 64 << 20 <= max_n || skew_only)
+			bench_skew<int64_t>((int64_t) 1 << 20, (int64_t) 64 << 20);
+	}
 	return 0;
 }

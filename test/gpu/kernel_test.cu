@@ -87,7 +87,7 @@ gen(std::vector<int64_t> &v, int64_t n, TestShape s, int64_t salt)
 template <typename Key>
 static void
 kernel_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, bool duplicates,
-			bool with_values, const char *what)
+			bool with_values, const char *what, bool inputs_sorted = false)
 {
 	int64_t		na = a.size(),
 				nb = b.size();
@@ -122,6 +122,7 @@ kernel_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, b
 	l.op = op;
 	l.key_type = Cpu<Key>::type;
 	l.duplicates = duplicates;
+	l.inputs_sorted = inputs_sorted;
 	l.a = d_a;
 	l.na = (int) na;
 	l.b = d_b;
@@ -171,9 +172,9 @@ kernel_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, b
 		if (out[i] != poison)
 			untouched = false;
 	CHECK(res.unsorted == 0 && res.total == nref && bad < 0 && untouched,
-		  "kernel %s %s dups=%d vals=%d na=%" PRId64 " nb=%" PRId64 ": total %d want %" PRId64
+		  "kernel %s %s dups=%d vals=%d sorted=%d na=%" PRId64 " nb=%" PRId64 ": total %d want %" PRId64
 		  ", unsorted %d, first bad %" PRId64 "%s",
-		  op_names[op], what, duplicates, with_values, na, nb, res.total, nref, res.unsorted,
+		  op_names[op], what, duplicates, with_values, inputs_sorted, na, nb, res.total, nref, res.unsorted,
 		  bad, untouched ? "" : ", wrote past the count");
 
 	cudaFree(d_a);
@@ -258,7 +259,8 @@ api_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, int 
 
 template <typename Key>
 static void
-order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, const char *what)
+order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, const char *what,
+		   SetopsOp op = SETOPS_OP_UNION)
 {
 	std::vector<Key> &v = which == 1 ? a : b;
 	std::vector<Key> out(a.size() + b.size() + 8);
@@ -273,7 +275,7 @@ order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, const 
 		if (v[i] < v[at])
 			v[i] = v[at];
 	memset(&args, 0, sizeof(args));
-	args.op = SETOPS_OP_UNION;
+	args.op = op;
 	args.key_type = Cpu<Key>::type;
 	args.a = a.data();
 	args.na = a.size();
@@ -283,8 +285,8 @@ order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, const 
 	SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
 
 	CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == which && args.unsorted_pos == at,
-		  "order %s: inversion in arg %d at %" PRId64 ": status %d arg %d pos %" PRId64,
-		  what, which, at, (int) st, args.unsorted_arg, args.unsorted_pos);
+		  "order %s %s: inversion in arg %d at %" PRId64 ": status %d arg %d pos %" PRId64,
+		  op_names[op], what, which, at, (int) st, args.unsorted_arg, args.unsorted_pos);
 }
 
 template <typename Key>
@@ -621,11 +623,11 @@ count_large_cases(void)
 	count_api_case<int32_t>(a, b, "large evens and odds");
 }
 
-/* Sizes around tile multiples: NV is 1920 for int32, 1408 for int64. */
-static const int64_t sizes32[] = {0, 1, 2, 7, 959, 960, 961, 1919, 1920, 1921, 3839, 3840,
-3841, 10000, 65536};
-static const int64_t sizes64[] = {0, 1, 3, 703, 704, 705, 1407, 1408, 1409, 2815, 2816,
-2817, 10000, 50000};
+/* Sizes around tile multiples: the operations' tiles hold 2944 int32 or
+ * 2176 int64 slots (tile_load.cuh), the count's 3968 or 2176. */
+static const int64_t sizes32[] = {0, 1, 2, 7, 2943, 2944, 2945, 3967, 3968, 3969, 5887, 5888,
+5889, 10000, 65536};
+static const int64_t sizes64[] = {0, 1, 3, 2175, 2176, 2177, 4351, 4352, 4353, 10000, 50000};
 
 /* value widths of pairs: int2, int4, int8, uuid, and an odd 6 bytes */
 static const int strides[] = {2, 4, 8, 16, 6};
@@ -715,10 +717,95 @@ order_cases(void)
 
 	gen(a, 100000, SHAPE_UNIFORM_NARROW, 1);
 	gen(b, 90001, SHAPE_LONG_RUNS, 2);
-	for (int64_t at : {1, 2, 1919, 1920, 1921, 1407, 1408, 50000, 89999, 90000, 99999})
+	for (int64_t at : {1, 2, 2943, 2944, 2945, 2175, 2176, 50000, 89999, 90000, 99999})
 	{
 		order_case<Key>(a, b, 1, at, "a");
 		order_case<Key>(a, b, 2, at, "b");
+	}
+}
+
+/*
+ * Sizes far apart (engine/gpu/skew_kernel.cu): the smaller side around
+ * multiples of the skew tile (384 keys) and beyond, the larger around the
+ * ratios where the skew path starts (inputs known in order, and not: one
+ * below takes the tile kernel) and far beyond them; every operation both ways round (the skew path answers the
+ * intersection and the smaller A's difference, the tile kernel the rest),
+ * with and without values, with the order known and checked; the counts;
+ * an inversion in either side found exactly.
+ */
+template <typename Key>
+static void
+skew_cases(int rounds, bool quick)
+{
+	static const int64_t smalls[] = {1, 2, 17, 383, 384, 385, 767, 768, 769, 1151, 1152, 1153, 4000};
+	static const int64_t ratios[] = {SETOPS_GPU_SKEW_RATIO - 1, SETOPS_GPU_SKEW_RATIO,
+	SETOPS_GPU_SKEW_RATIO + 1, 100, SETOPS_SKEW_CHECKED_RATIO, SETOPS_SKEW_CHECKED_RATIO + 1, 700};
+
+	for (int r = 0; r < rounds; r++)
+	{
+		std::vector<Key> s, l;
+		TestShape	ss = (TestShape) (testgen_rnd() % SHAPE_COUNT);
+		TestShape	sl = testgen_rnd() % 3 == 0 ? ss : (TestShape) (testgen_rnd() % SHAPE_COUNT);
+		int64_t		ns = smalls[testgen_rnd() % (sizeof(smalls) / sizeof(smalls[0]))];
+		int64_t		ratio = ratios[testgen_rnd() % (sizeof(ratios) / sizeof(ratios[0]))];
+		/* sometimes one short of the ratio: the other path */
+		int64_t		nl = ns * ratio - (testgen_rnd() % 2 == 0);
+		char		what[96];
+
+		if (quick && nl > 200000)
+			nl = 200000;
+		gen(s, ns, ss, 3 * r);
+		gen(l, nl, sl, 3 * r + 1);
+		snprintf(what, sizeof(what), "skew round %d %s/%s", r, testgen_shape_names[ss],
+				 testgen_shape_names[sl]);
+		for (int op = 0; op < SETOPS_OP_COUNT; op++)
+		{
+			kernel_case<Key>((SetopsOp) op, s, l, true, r % 2 == 0, what, r % 4 < 2);
+			kernel_case<Key>((SetopsOp) op, l, s, true, r % 2 == 1, what, r % 4 >= 2);
+		}
+		count_kernel_case<Key>(s, l, true, what);
+		count_kernel_case<Key>(l, s, true, what);
+		if (!quick)
+		{
+			api_case<Key>(SETOPS_OP_INTERSECT, l, s, strides[r % 5], what);
+			api_case<Key>(SETOPS_OP_DIFFERENCE, s, l, strides[(r + 1) % 5], what);
+			count_api_case<Key>(l, s, what);
+		}
+	}
+
+	/* one run of 3000 copies across the small side's tiles, partly matched */
+	std::vector<Key> s, l;
+
+	for (int i = 0; i < 1000; i++)
+		s.push_back((Key) (2 * i));
+	s.insert(s.end(), 3000, (Key) 2001);
+	for (int i = 0; i < 500; i++)
+		s.push_back((Key) (3000 + i));
+	for (int i = 0; i < 200000; i++)
+		l.push_back((Key) (i / 50));
+	l.insert(std::upper_bound(l.begin(), l.end(), (Key) 2001), 1700, (Key) 2001);
+	for (int op = 0; op < SETOPS_OP_COUNT; op++)
+	{
+		kernel_case<Key>((SetopsOp) op, s, l, true, true, "skew long run");
+		kernel_case<Key>((SetopsOp) op, l, s, true, true, "skew long run swapped", true);
+	}
+	count_kernel_case<Key>(l, s, true, "skew long run");
+
+	/* an inversion in the larger side, or the smaller, is found exactly */
+	if (!quick)
+	{
+		std::vector<Key> a, b;
+
+		gen(a, 3000, SHAPE_UNIFORM_NARROW, 5);
+		gen(b, 3000 * 300, SHAPE_UNIFORM_NARROW, 6);
+		for (int64_t at : {1, 2, 383, 384, 385, 1152, 2999, 60000, 899999})
+			for (SetopsOp op : {SETOPS_OP_INTERSECT, SETOPS_OP_DIFFERENCE})
+			{
+				order_case<Key>(a, b, 1, at, "skew", op);
+				order_case<Key>(a, b, 2, at, "skew", op);
+				order_case<Key>(b, a, 1, at, "skew swapped", SETOPS_OP_INTERSECT);
+				order_case<Key>(b, a, 2, at, "skew swapped", SETOPS_OP_INTERSECT);
+			}
 	}
 }
 
@@ -903,6 +990,8 @@ main(int argc, char **argv)
 	random_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 80, quick);
 	long_run_cases<int32_t>();
 	long_run_cases<int64_t>();
+	skew_cases<int32_t>(quick ? 8 : 60, quick);
+	skew_cases<int64_t>(quick ? 4 : 30, quick);
 	count_cases<int32_t>(sizes32, sizeof(sizes32) / sizeof(sizes32[0]), quick ? 6 : 100, quick);
 	count_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 60, quick);
 	if (!quick)

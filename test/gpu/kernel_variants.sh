@@ -3,7 +3,7 @@
 #
 # kernel_bench (BIN=kernel_test: the kernel tests) built once per variant of the tile kernels' compile-time
 # knobs (the operations' tile shapes SETOPS_NT32/VT32/NT64/VT64, the count's
-# SETOPS_COUNT_VT32/VT64), for a side-by-side run
+# SETOPS_COUNT_VT32/VT64, the skew path's SETOPS_SKEW_VT), for a side-by-side run
 # on the GPU machine: OUTDIR/kernel_bench.NAME.  Only the files the knobs
 # touch are recompiled (sm_90); the rest of gpu/ comes from the library
 # as built (make gpu-tests first, for the tests' CPU engine objects).
@@ -18,18 +18,18 @@ NVCC=$CUDA_HOME/bin/nvcc
 bin=${BIN:-kernel_bench}
 extra=()
 [ "$bin" = kernel_test ] && extra=(test/gpu/engine_*.o)
-make -s gpu/libsetops_gpu.a >/dev/null
+make -s engine/gpu/libsetops_gpu.a >/dev/null
 mkdir -p "$out"
-knobbed="setop_kernel count_kernel"
+knobbed="setop_kernel count_kernel skew_kernel"
 for v in "$@"; do
 	name=${v%%=*}
 	flags=${v#*=}
 	tmp=$(mktemp -d)
 	for f in $knobbed; do
 		# shellcheck disable=SC2086
-		$NVCC -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 $flags -c gpu/$f.cu -o "$tmp/$f.o"
+		$NVCC -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 $flags -c engine/gpu/$f.cu -o "$tmp/$f.o"
 	done
-	for o in gpu/*.o; do
+	for o in engine/gpu/*.o; do
 		case " $knobbed " in *" $(basename "$o" .o) "*) ;; *) cp "$o" "$tmp/" ;; esac
 	done
 	# shellcheck disable=SC2086
