@@ -220,11 +220,7 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 		return st == SETOPS_GPU_OK ? setops_gpu_setop(args, errbuf, errlen) : st;
 	}
 
-	args->out_count = 0;
-	args->unsorted_arg = 0;
-	args->unsorted_pos = -1;
-	args->out_packed_size = 0;
-	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_encode = args->ms_download = 0;
+	setops_gpu_answer_reset(args);
 
 	/* the parts: diagonals at the weights' cumulative shares */
 	memset(jobs, 0, sizeof(jobs));

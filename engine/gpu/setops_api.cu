@@ -288,11 +288,7 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	int64_t		k = 0;
 	int			flags = 0;
 
-	args->out_count = 0;
-	args->unsorted_arg = 0;
-	args->unsorted_pos = -1;
-	args->out_packed_size = 0;
-	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_encode = args->ms_download = 0;
+	setops_gpu_answer_reset(args);
 	if (!gpu_ensure_init(errbuf, errlen))
 		return SETOPS_GPU_UNAVAILABLE;
 	if ((args->a_packed && args->a) || (args->b_packed && args->b) || (args->a_packed && args->a_vals))

@@ -169,6 +169,30 @@ typedef struct SetopsGpuSetopArgs
 extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
 										char *errbuf, size_t errlen);
 
+/* Clear args' answers and timings: a request about to be answered. */
+static inline void
+setops_gpu_answer_reset(SetopsGpuSetopArgs *args)
+{
+	args->out_count = 0;
+	args->unsorted_arg = 0;
+	args->unsorted_pos = -1;
+	args->out_packed_size = 0;
+	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_encode = 0;
+	args->ms_download = args->ms_copy_out = 0;
+}
+
+/* Add the timings of part (of args, answered apart) to args'. */
+static inline void
+setops_gpu_add_times(SetopsGpuSetopArgs *args, const SetopsGpuSetopArgs *part)
+{
+	args->ms_upload += part->ms_upload;
+	args->ms_decode += part->ms_decode;
+	args->ms_kernel += part->ms_kernel;
+	args->ms_encode += part->ms_encode;
+	args->ms_download += part->ms_download;
+	args->ms_copy_out += part->ms_copy_out;
+}
+
 /*
  * Whether a count whose parts so far gave k needs no more parts: a key in
  * both answers overlaps, and a key of b that a lacks answers containment

@@ -48,6 +48,7 @@ extern void setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno,
 extern void setops_read_packed(Datum datum, int argno, const char *fname,
 							   SetopsKeys *keys);
 extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
+extern void setops_keys_materialize2(SetopsKeys *a, SetopsKeys *b, const char *fname);
 extern void *setops_packed_decode(const void *packed, const char *fname, int argno);
 /* NULL, or why the keys of a checked value would not ascend */
 struct PackedHeader;

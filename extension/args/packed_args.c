@@ -170,6 +170,14 @@ setops_keys_materialize(SetopsKeys *keys, const char *fname)
 	setops_last.decode_ms += setops_now_ms() - t0;
 }
 
+/* Both arguments as keys, the first first (its errors are reported first). */
+void
+setops_keys_materialize2(SetopsKeys *a, SetopsKeys *b, const char *fname)
+{
+	setops_keys_materialize(a, fname);
+	setops_keys_materialize(b, fname);
+}
+
 const char *
 setops_packed_type_name(SetopsKeyType type)
 {

@@ -301,8 +301,7 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 
 		if (!setops_service_fits(need))
 		{
-			setops_keys_materialize(a, fname);
-			setops_keys_materialize(b, fname);
+			setops_keys_materialize2(a, b, fname);
 		}
 	}
 	args_fill(&args, op, count_mode, a, true, b, true, out_keys, out_packed, packed_cap);
@@ -330,8 +329,7 @@ cpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b, void *ou
 	int64		n;
 	double		t0;
 
-	setops_keys_materialize(a, fname);
-	setops_keys_materialize(b, fname);
+	setops_keys_materialize2(a, b, fname);
 	t0 = setops_now_ms();
 	setops_require_sorted2(fname, a, b);
 	n = setops_cpu_setop(op, a->type, a->data, a->n, b->data, b->n, out_keys, NULL);
@@ -431,8 +429,7 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 	int64		r;
 	double		t0;
 
-	setops_keys_materialize(a, fname);
-	setops_keys_materialize(b, fname);
+	setops_keys_materialize2(a, b, fname);
 	t0 = setops_now_ms();
 	switch (kind)
 	{
@@ -475,8 +472,7 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 	/* a multiset larger than a's cannot lie within it: no need to read */
 	if (kind == SETOPS_COUNT_CONTAINS && b->n > a->n)
 	{
-		setops_keys_materialize(a, fname);
-		setops_keys_materialize(b, fname);
+		setops_keys_materialize2(a, b, fname);
 		setops_require_sorted2(fname, a, b);
 		return 0;
 	}

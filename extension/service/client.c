@@ -459,6 +459,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		  char *errbuf, size_t errlen)
 {
 	ServiceSetopRequest *r = &slot->req.setop;
+	const SetopsGpuSetopArgs *ans = &r->args;	/* the worker's answer */
 	char	   *base = service_slot_data(slot);
 	size_t		ks = setops_key_size(args->key_type);
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
@@ -484,18 +485,14 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	if (b_key)
 		r->b_key = *b_key;
 	r->cache_retry = retry;
-	r->op = args->op;
-	r->key_type = args->key_type;
-	r->na = na;
-	r->nb = nb;
-	r->inputs_distinct = args->inputs_distinct;
-	r->count_mode = args->count_mode;
-	r->inputs_sorted = args->inputs_sorted;
-	r->val_stride = (int) vs;
+	r->args = *args;
+	service_args_unbind(&r->args);
+	setops_gpu_answer_reset(&r->args);
+	r->args.na = na;
+	r->args.nb = nb;
+	r->args.val_stride = (int) vs;
 	r->a_packed = args->a_packed != NULL;
 	r->b_packed = args->b_packed != NULL;
-	r->a_packed_size = args->a_packed_size;
-	r->b_packed_size = args->b_packed_size;
 	r->off_a = 0;
 	r->off_b = SERVICE_ALIGN(a_bytes);
 	r->off_a_vals = r->off_b + SERVICE_ALIGN(b_bytes);
@@ -511,7 +508,7 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	r->want_packed = args->out_packed != NULL &&
 		ai == 0 && a_end == args->na && bi == 0 && b_end == args->nb &&
 		r->off_out + args->out_packed_cap <= setops_service->slot_bytes;
-	r->out_packed_cap = r->want_packed ? args->out_packed_cap : 0;
+	r->args.out_packed_cap = r->want_packed ? args->out_packed_cap : 0;
 
 	/* the one CPU pass over the inputs: into the pinned arena */
 	if (!a_key)
@@ -535,47 +532,43 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 		pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 		return SETOPS_GPU_OK;
 	}
-	args->ms_upload += slot->ms_upload;
-	args->ms_decode += slot->ms_decode;
-	args->ms_kernel += slot->ms_kernel;
-	if (slot->unsorted_arg != 0)
+	setops_gpu_add_times(args, ans);
+	if (ans->unsorted_arg != 0)
 	{
-		args->unsorted_arg = slot->unsorted_arg;
-		args->unsorted_pos = slot->unsorted_pos < 0 ? -1 :
-			slot->unsorted_pos + (slot->unsorted_arg == 1 ? ai : bi);
+		args->unsorted_arg = ans->unsorted_arg;
+		args->unsorted_pos = ans->unsorted_pos < 0 ? -1 :
+			ans->unsorted_pos + (ans->unsorted_arg == 1 ? ai : bi);
 		*n = 0;
 		return SETOPS_GPU_OK;
 	}
-	if (slot->out_count < 0 || slot->out_count > bound)
+	if (ans->out_count < 0 || ans->out_count > bound)
 	{
 		snprintf(errbuf, errlen, "internal error: %lld outputs from a bound of %lld",
-				 (long long) slot->out_count, (long long) bound);
+				 (long long) ans->out_count, (long long) bound);
 		return SETOPS_GPU_ERROR;
 	}
 	t0 = setops_now_ms();
 	if (args->count_mode)
 		 /* the count is the answer */ ;
-	else if (r->want_packed && slot->out_packed_size > 0)
+	else if (r->want_packed && ans->out_packed_size > 0)
 	{
-		if (slot->out_packed_size > args->out_packed_cap)
+		if (ans->out_packed_size > args->out_packed_cap)
 		{
 			snprintf(errbuf, errlen, "internal error: a packed result of %zu bytes for %zu",
-					 (size_t) slot->out_packed_size, (size_t) args->out_packed_cap);
+					 (size_t) ans->out_packed_size, (size_t) args->out_packed_cap);
 			return SETOPS_GPU_ERROR;
 		}
-		setops_copy(args->out_packed, base + r->off_out, slot->out_packed_size);
-		args->out_packed_size = slot->out_packed_size;
-		args->ms_encode += slot->ms_encode;
+		setops_copy(args->out_packed, base + r->off_out, ans->out_packed_size);
+		args->out_packed_size = ans->out_packed_size;
 	}
 	else
 	{
-		setops_copy((char *) args->out_keys + k * ks, base + r->off_out, slot->out_count * ks);
+		setops_copy((char *) args->out_keys + k * ks, base + r->off_out, ans->out_count * ks);
 		if (vs)
-			setops_copy((char *) args->out_vals + k * vs, base + r->off_out_vals, slot->out_count * vs);
+			setops_copy((char *) args->out_vals + k * vs, base + r->off_out_vals, ans->out_count * vs);
 	}
-	args->ms_download += slot->ms_download;
 	args->ms_copy_out += setops_now_ms() - t0;
-	*n = slot->out_count;
+	*n = ans->out_count;
 	/* the next chunk's request starts from a claimed slot again */
 	pg_atomic_write_u32(&slot->state, SLOT_CLAIMED);
 	return SETOPS_GPU_OK;
@@ -628,12 +621,7 @@ setop_chunks(ServiceSlot *slot, SetopsGpuSetopArgs *args, char *errbuf, size_t e
 static bool
 answer_reset(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
-	args->out_count = 0;
-	args->unsorted_arg = 0;
-	args->unsorted_pos = -1;
-	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_download = args->ms_copy_out = 0;
-	args->ms_encode = 0;
-	args->out_packed_size = 0;
+	setops_gpu_answer_reset(args);
 	return service_up(errbuf, errlen);
 }
 

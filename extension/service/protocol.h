@@ -61,13 +61,17 @@ typedef enum ServiceRequestKind
  * of the arena; the keys and values are laid out by the backend.
  */
 
-/* REQ_SETOP: op on a and b (or, with count_mode, a count of it) */
+/*
+ * REQ_SETOP: op on a and b (or, with count_mode, a count of it).  args is
+ * the router's request itself, for this chunk's na and nb; its pointers
+ * mean nothing in another process and are cleared (service_args_unbind):
+ * the arena's parts are at the offsets below.  The worker hands args to
+ * the device with its pointers bound to them, and the answers and timings
+ * come back in args.
+ */
 typedef struct ServiceSetopRequest
 {
-	SetopsOp	op;
-	SetopsKeyType key_type;
-	int64		na;
-	int64		nb;
+	SetopsGpuSetopArgs args;
 	/*
 	 * Arguments by cache key (a stored array the service may hold): the
 	 * arena then holds nothing for them.
@@ -77,23 +81,27 @@ typedef struct ServiceSetopRequest
 	SetopsCacheKey a_key;
 	SetopsCacheKey b_key;
 	bool		cache_retry;	/* resent after a miss: not counted again */
-	int			inputs_distinct;
-	int			count_mode;		/* SetopsGpuCountMode: out_count only */
-	int			inputs_sorted;	/* both known to be in order */
 	bool		a_packed;		/* the arena holds packed bytes, not keys */
 	bool		b_packed;
-	Size		a_packed_size;
-	Size		b_packed_size;
 	Size		off_a;
 	Size		off_b;
-	int			val_stride;		/* pairs: each value's bytes; 0 for keys only */
-	Size		off_a_vals;
+	Size		off_a_vals;		/* pairs (args.val_stride > 0) */
 	Size		off_b_vals;
 	Size		off_out;
 	Size		off_out_vals;
 	bool		want_packed;	/* pack the result on the device, at off_out */
-	Size		out_packed_cap;
 } ServiceSetopRequest;
+
+/* Clear the pointers of a request that crosses processes. */
+static inline void
+service_args_unbind(SetopsGpuSetopArgs *args)
+{
+	args->a = args->b = NULL;
+	args->a_packed = args->b_packed = NULL;
+	args->a_dev = args->b_dev = NULL;
+	args->a_vals = args->b_vals = NULL;
+	args->out_keys = args->out_vals = args->out_packed = NULL;
+}
 
 /* REQ_SORT: n keys at off_keys, sorted there (distinct: and unique) */
 typedef struct ServiceSortRequest

@@ -237,8 +237,8 @@ resolve_cached(ServiceSlot *slot, const ServiceSetopRequest *r, const void **a, 
 	bool		count = !r->cache_retry;
 
 	*a = *b = NULL;
-	*na = r->na;
-	*nb = r->nb;
+	*na = r->args.na;
+	*nb = r->args.nb;
 	slot->cache_missing = 0;
 	if (r->a_cached && !service_cache_lookup(&r->a_key, count, na, a, a_device))
 		slot->cache_missing |= CACHE_MISSING_A;
@@ -286,7 +286,7 @@ run_setop_on_devices(SetopsGpuSetopArgs *args, int device, char *errbuf, size_t 
 static SetopsGpuStatus
 handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
-	const ServiceSetopRequest *r = &slot->req.setop;
+	ServiceSetopRequest *r = &slot->req.setop;
 	char	   *base = service_slot_data(slot);
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	const void *a_dev = NULL,
@@ -294,59 +294,49 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	int			a_device = 0,
 				b_device = 0;
 	void	   *b_copy = NULL;	/* b's cached keys copied to a's device */
-	int64		na = r->na,
-				nb = r->nb;
+	int64		na,
+				nb;
 	SetopsGpuSetopArgs args;
 
 	/* cached arguments: the answer may be which are missing */
 	if ((r->a_cached || r->b_cached) &&
 		!resolve_cached(slot, r, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
 		return SETOPS_GPU_OK;
-	memset(&args, 0, sizeof(args));
-	args.op = r->op;
-	args.key_type = r->key_type;
-	args.na = na;
-	args.nb = nb;
+
+	/* the request, bound to this slot's arena and the cache's keys */
+	args = r->args;
+	if (r->a_cached || r->b_cached)
+	{
+		args.na = na;
+		args.nb = nb;
+	}
 	args.a_dev = a_dev;
 	args.b_dev = b_dev;
 	if (a_dev)
 		 /* in the cache */ ;
 	else if (r->a_packed)
-	{
 		args.a_packed = base + r->off_a;
-		args.a_packed_size = r->a_packed_size;
-	}
 	else
 		args.a = base + r->off_a;
 	if (b_dev)
 		 /* in the cache */ ;
 	else if (r->b_packed)
-	{
 		args.b_packed = base + r->off_b;
-		args.b_packed_size = r->b_packed_size;
-	}
 	else
 		args.b = base + r->off_b;
-	args.inputs_distinct = r->inputs_distinct;
-	args.count_mode = r->count_mode;
-	args.inputs_sorted = r->inputs_sorted;
 	args.out_keys = base + r->off_out;
-	if (r->val_stride > 0)
+	if (args.val_stride > 0)
 	{
 		args.a_vals = base + r->off_a_vals;
 		args.b_vals = base + r->off_b_vals;
-		args.val_stride = r->val_stride;
 		args.out_vals = base + r->off_out_vals;
 	}
 	if (r->want_packed)
-	{
 		args.out_packed = base + r->off_out;
-		args.out_packed_cap = r->out_packed_cap;
-	}
 	/* cached arguments on two devices: b's keys come over to a's */
 	if (a_dev && b_dev && a_device != b_device)
 	{
-		size_t		bytes = (size_t) nb * setops_key_size(r->key_type);
+		size_t		bytes = (size_t) args.nb * setops_key_size(args.key_type);
 
 		status = service_device->use(a_device, errbuf, errlen);
 		if (status == SETOPS_GPU_OK)
@@ -366,15 +356,9 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 		if (service_device->use(a_device, ignore, sizeof(ignore)) == SETOPS_GPU_OK)
 			service_device->buffer_free(b_copy);
 	}
-	slot->out_count = args.out_count;
-	slot->out_packed_size = args.out_packed_size;
-	slot->ms_encode = args.ms_encode;
-	slot->unsorted_arg = args.unsorted_arg;
-	slot->unsorted_pos = args.unsorted_pos;
-	slot->ms_upload = args.ms_upload;
-	slot->ms_decode = args.ms_decode;
-	slot->ms_kernel = args.ms_kernel;
-	slot->ms_download = args.ms_download;
+	/* the answers go back in the request */
+	r->args = args;
+	service_args_unbind(&r->args);
 	return status;
 }
 
