@@ -136,7 +136,12 @@ run_chunk(SetopsGpuSetopArgs *args, int64_t ai, int64_t a_end, int64_t bi, int64
 	l.key_type = args->key_type;
 	l.duplicates = !args->inputs_distinct;
 	l.count_mode = args->count_mode;
-	l.inputs_sorted = args->inputs_sorted != 0;
+	/*
+	 * Packed arguments count as known in order to the caller (ascending by
+	 * construction), but the device's decoder does not check that: the
+	 * kernels must, so that altered bytes are reported, not answered.
+	 */
+	l.inputs_sorted = args->inputs_sorted != 0 && !args->a_packed && !args->b_packed;
 	l.a = args->a_dev ? (const char *) args->a_dev + ai * ks : pool->dev;
 	l.na = na;
 	l.b = args->b_dev ? (const char *) args->b_dev + bi * ks : pool->dev + off_b;

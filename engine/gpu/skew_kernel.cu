@@ -46,6 +46,15 @@ namespace setops
 #define SKEW_VT SETOPS_SKEW_VT
 #define SKEW_TILE (SKEW_NT * SKEW_VT)
 
+/*
+ * The look-back descriptors come from the operation's scratch, sized for
+ * the tile kernel's tiles of na + nb slots: the skew path's tiles of the
+ * smaller side must never be more (ns <= (na + nb) / (ratio + 1)).
+ */
+static_assert((int64_t) (SETOPS_GPU_SKEW_RATIO + 1) * SKEW_TILE >= tile_slots<int32_t>() &&
+			  (int64_t) (SETOPS_GPU_SKEW_RATIO + 1) * SKEW_TILE >= tile_slots<int64_t>(),
+			  "the skew path's tiles would outnumber the scratch's descriptors");
+
 struct MaxOf
 {
 	__device__ __forceinline__ int operator()(int x, int y) const

@@ -725,6 +725,35 @@ order_cases(void)
 }
 
 /*
+ * Whether the skew path takes op on a and b, against the rule written out
+ * here: the intersection, the smaller A's difference (and the counts), from
+ * SETOPS_GPU_SKEW_RATIO apart with the order known, from
+ * SETOPS_SKEW_CHECKED_RATIO without.  So that the cases meant for the path
+ * cannot pass by not reaching it.
+ */
+template <typename Key>
+static void
+skew_plan_check(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, bool sorted)
+{
+	int64_t		na = a.size(),
+				nb = b.size();
+	int64_t		lo = std::min(na, nb),
+				hi = std::max(na, nb);
+	bool		far = lo > 0 && hi >= lo * (sorted ? SETOPS_GPU_SKEW_RATIO : SETOPS_SKEW_CHECKED_RATIO);
+	bool		want = far && (op == SETOPS_OP_INTERSECT || (op == SETOPS_OP_DIFFERENCE && na < nb));
+	SetopLaunch l;
+
+	memset(&l, 0, sizeof(l));
+	l.op = op;
+	l.key_type = Cpu<Key>::type;
+	l.inputs_sorted = sorted;
+	l.na = (int) na;
+	l.nb = (int) nb;
+	CHECK(skew_applies(&l) == want, "skew plan %s na=%" PRId64 " nb=%" PRId64 " sorted=%d: %d, want %d",
+		  op_names[op], na, nb, (int) sorted, (int) skew_applies(&l), (int) want);
+}
+
+/*
  * Sizes far apart (engine/gpu/skew_kernel.cu): the smaller side around
  * multiples of the skew tile (384 keys) and beyond, the larger around the
  * ratios where the skew path starts (inputs known in order, and not: one
@@ -752,14 +781,20 @@ skew_cases(int rounds, bool quick)
 		int64_t		nl = ns * ratio - (testgen_rnd() % 2 == 0);
 		char		what[96];
 
+		/* quick (the sanitizers): smaller, at the same ratio */
 		if (quick && nl > 200000)
-			nl = 200000;
+		{
+			ns = std::max((int64_t) 1, 200000 / ratio);
+			nl = ns * ratio - (r % 2);
+		}
 		gen(s, ns, ss, 3 * r);
 		gen(l, nl, sl, 3 * r + 1);
 		snprintf(what, sizeof(what), "skew round %d %s/%s", r, testgen_shape_names[ss],
 				 testgen_shape_names[sl]);
 		for (int op = 0; op < SETOPS_OP_COUNT; op++)
 		{
+			skew_plan_check<Key>((SetopsOp) op, s, l, r % 4 < 2);
+			skew_plan_check<Key>((SetopsOp) op, l, s, r % 4 >= 2);
 			kernel_case<Key>((SetopsOp) op, s, l, true, r % 2 == 0, what, r % 4 < 2);
 			kernel_case<Key>((SetopsOp) op, l, s, true, r % 2 == 1, what, r % 4 >= 2);
 		}
@@ -786,19 +821,22 @@ skew_cases(int rounds, bool quick)
 	l.insert(std::upper_bound(l.begin(), l.end(), (Key) 2001), 1700, (Key) 2001);
 	for (int op = 0; op < SETOPS_OP_COUNT; op++)
 	{
-		kernel_case<Key>((SetopsOp) op, s, l, true, true, "skew long run");
+		kernel_case<Key>((SetopsOp) op, s, l, true, true, "skew long run", true);
 		kernel_case<Key>((SetopsOp) op, l, s, true, true, "skew long run swapped", true);
 	}
+	count_kernel_case<Key>(s, l, true, "skew long run");
 	count_kernel_case<Key>(l, s, true, "skew long run");
 
-	/* an inversion in the larger side, or the smaller, is found exactly */
-	if (!quick)
+	/* an inversion in the larger side, or the smaller, is found exactly
+	 * (quick, for the sanitizers: fewer, smaller) */
 	{
 		std::vector<Key> a, b;
+		int64_t		na = quick ? 400 : 3000;
 
-		gen(a, 3000, SHAPE_UNIFORM_NARROW, 5);
-		gen(b, 3000 * 300, SHAPE_UNIFORM_NARROW, 6);
-		for (int64_t at : {1, 2, 383, 384, 385, 1152, 2999, 60000, 899999})
+		gen(a, na, SHAPE_UNIFORM_NARROW, 5);
+		gen(b, na * 300, SHAPE_UNIFORM_NARROW, 6);
+		for (int64_t at : {(int64_t) 1, (int64_t) 2, (int64_t) 383, (int64_t) 384, (int64_t) 385,
+			 (int64_t) 1152, na - 1, (int64_t) 60000, na * 300 - 1})
 			for (SetopsOp op : {SETOPS_OP_INTERSECT, SETOPS_OP_DIFFERENCE})
 			{
 				order_case<Key>(a, b, 1, at, "skew", op);
