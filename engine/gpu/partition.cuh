@@ -44,11 +44,6 @@ template <> struct Search<int32_t>
 	{
 		return setops_lower_bound_i32(a, n, x);
 	}
-	static __device__ __forceinline__ int
-	upper(const int32_t *a, int n, int32_t x)
-	{
-		return setops_upper_bound_i32(a, n, x);
-	}
 };
 
 template <> struct Search<int64_t>
@@ -67,11 +62,6 @@ template <> struct Search<int64_t>
 	lower(const int64_t *a, int n, int64_t x)
 	{
 		return setops_lower_bound_i64(a, n, x);
-	}
-	static __device__ __forceinline__ int
-	upper(const int64_t *a, int n, int64_t x)
-	{
-		return setops_upper_bound_i64(a, n, x);
 	}
 };
 
