@@ -66,6 +66,45 @@ tile_compact(unsigned commit, const Key (&results)[VT], const int (&src)[VT], bo
 	return *s_prefix;
 }
 
+/*
+ * Exclusive sum of v over the first NT threads (a multiple of 32), with
+ * their own barrier (Sync, tile_load.cuh): a warp scan, the warps' sums
+ * through s_warp, *total the sum of all.  The barrier inside also orders
+ * every caller's reads before it ahead of any shared write after it.
+ */
+template <int NT, typename Sync>
+__device__ __forceinline__ int
+block_exclusive_sum(int v, int *total, int *s_warp)
+{
+	const unsigned full = 0xffffffffu;
+	int			lane = threadIdx.x & 31;
+	int			warp = threadIdx.x >> 5;
+	int			x = v;
+	int			before = 0;
+
+#pragma unroll
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		int			y = __shfl_up_sync(full, x, o);
+
+		if (lane >= o)
+			x += y;
+	}
+	if (lane == 31)
+		s_warp[warp] = x;
+	Sync::sync();
+	*total = 0;
+#pragma unroll
+	for (int w = 0; w < NT / 32; ++w)
+	{
+		int			t = s_warp[w];
+
+		before += w < warp ? t : 0;
+		*total += t;
+	}
+	return before + x - v;
+}
+
 template <int NT, typename T>
 __device__ __forceinline__ void
 store_shared_to_global(const T *s, int count, T *out)

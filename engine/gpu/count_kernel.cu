@@ -44,14 +44,14 @@ struct CountParams
 
 /*
  * Tile shapes of the count: larger tiles than the operations' (less to do
- * per slot, so the per-thread search weighs more), chosen by measurement
- * on an H100 (test/bench/NOTES.md).
+ * per slot, so the per-thread search weighs more; no commit mask bounds
+ * them), chosen by measurement on an H100 (test/bench/NOTES.md).
  */
 #ifndef SETOPS_COUNT_VT32
-#define SETOPS_COUNT_VT32 31
+#define SETOPS_COUNT_VT32 43
 #endif
 #ifndef SETOPS_COUNT_VT64
-#define SETOPS_COUNT_VT64 17
+#define SETOPS_COUNT_VT64 21
 #endif
 
 template <typename Key> struct CountShape;
@@ -60,8 +60,9 @@ template <> struct CountShape<int64_t> : TileShapeOf<int64_t, 128, SETOPS_COUNT_
 
 /*
  * Persistent blocks: block i takes tiles i, i + grid, i + 2 grid, ...,
- * each copied into one of two shared buffers by cp.async while the block
- * works on the tile before it, so DRAM need not wait for the serial step.
+ * each copied into one of two shared buffers while the block works on the
+ * tile before it (bulk_copy.cuh), so DRAM need not wait for the serial
+ * step, nor the serial step for DRAM.
  *
  * Mode (SetopsGpuCountMode) decides what results->total gathers:
  *   INTERSECT  the matches of every tile;
@@ -78,11 +79,11 @@ count_tile_kernel(CountParams<Key> p)
 {
 	typedef CountShape<Key> Shape;
 	const int	NT = Shape::NT;
-	const int	VT = Shape::VT;
 	const unsigned full = 0xffffffffu;
 	const bool	Overlaps = Mode == SETOPS_GPU_COUNT_OVERLAPS;
 	const bool	PerTile = Mode != SETOPS_GPU_COUNT_INTERSECT;	/* a block sum each tile */
-	__shared__ __align__(16) Key keys[2][tile_shared_keys<Key, Shape>()];
+	__shared__ __align__(128) Key keys[2][tile_shared_keys<Key, Shape>()];
+	__shared__ __align__(8) uint64_t bars[2];
 	__shared__ int s_start_a[NT + 1];
 	__shared__ int s_start_b[NT + 1];
 	__shared__ int s_warp[NT / 32];
@@ -91,60 +92,57 @@ count_tile_kernel(CountParams<Key> p)
 	int			matches = 0;
 	bool		stop = Overlaps || (Mode == SETOPS_GPU_COUNT_CONTAINS && p.stop);
 	TileRange	r;
-	Key			a_before = 0,
-				b_before = 0;
+	TileBefore<Key> before;
+
+	tile_copy_init(bars, 2);
+	__syncthreads();
+	grid_wait_previous();		/* the partition, and the zeroed results */
 
 	/* the first tile on its way */
 	if (tile < p.num_tiles)
 	{
 		r = tile_range<Key, Shape>(p.boundaries, tile, p.na, p.nb);
-		tile_load_async<Key, Shape>(p.a, p.na, p.b, p.nb, r, keys[0]);
-		if (tid == 0)
-		{
-			a_before = r.a_cnt > 0 && r.a0 > 0 ? p.a[r.a0 - 1] : 0;
-			b_before = r.b_cnt > 0 && r.b0 > 0 ? p.b[r.b0 - 1] : 0;
-		}
+		tile_copy_start<Key, Shape>(p.a, p.na, p.b, p.nb, r, keys[0], &bars[0]);
+		before = tile_before(p.a, p.b, r);
 	}
-	copy_async_commit();
 
 	for (int it = 0; tile < p.num_tiles; it++, tile += gridDim.x)
 	{
 		const Key  *cur = keys[it & 1];
 		int			next = tile + gridDim.x;
 		TileRange	rn = r;
-		Key			an_before = 0,
-					bn_before = 0;
+		TileBefore<Key> before_next = before;
 
 		/* the next tile into the other buffer (free since the last barrier) */
 		if (next < p.num_tiles)
 		{
 			rn = tile_range<Key, Shape>(p.boundaries, next, p.na, p.nb);
-			tile_load_async<Key, Shape>(p.a, p.na, p.b, p.nb, rn, keys[(it + 1) & 1]);
-			if (tid == 0)
-			{
-				an_before = rn.a_cnt > 0 && rn.a0 > 0 ? p.a[rn.a0 - 1] : 0;
-				bn_before = rn.b_cnt > 0 && rn.b0 > 0 ? p.b[rn.b0 - 1] : 0;
-			}
+			tile_copy_start<Key, Shape>(p.a, p.na, p.b, p.nb, rn, keys[(it + 1) & 1],
+										&bars[(it + 1) & 1]);
+			before_next = tile_before(p.a, p.b, rn);
 		}
-		copy_async_commit();
-		copy_async_wait<1>();	/* this tile's copies (this thread's) */
+		else
+			tile_copy_skip();
+		tile_copy_wait<1>(&bars[it & 1], (it >> 1) & 1);
 		/* everyone's copies; and one read of the running total decides
 		 * for the whole block */
 		if (__syncthreads_or(stop && tid == 0 && *(volatile int *) &p.results->total > 0))
+		{
+			/* no copy may still be landing in shared memory when the block ends */
+			if (next < p.num_tiles)
+				tile_copy_wait<0>(&bars[(it + 1) & 1], ((it + 1) >> 1) & 1);
 			break;
+		}
 
-		unsigned	bad = tile_check_order<Key, Shape>(r, cur, a_before, b_before);
-		Key			results[VT];	/* unused: the compiler drops them */
-		int			src[VT];
+		unsigned	bad = r.bad;
 		TileRange	walk = r;
 
 		/* overlaps: never a step past the tile's intervals (see above) */
 		if (Overlaps)
 			walk.ext = false;
 
-		unsigned	commit = tile_serial<Key, SETOPS_OP_INTERSECT, Duplicates, Shape>(
-			cur, walk, s_start_a, s_start_b, results, src);
-		int			tile_matches = __popc(commit);
+		int			tile_matches = tile_count<Key, Duplicates, Shape>(cur, walk, s_start_a,
+																	  s_start_b, before, bad);
 
 		if (bad)
 			atomicOr(&p.results->unsorted, (int) bad);
@@ -173,11 +171,8 @@ count_tile_kernel(CountParams<Key> p)
 			}
 		}
 		r = rn;
-		a_before = an_before;
-		b_before = bn_before;
+		before = before_next;
 	}
-	copy_async_wait<0>();
-
 	if (!PerTile)
 	{
 		matches = __reduce_add_sync(full, matches);
@@ -205,18 +200,20 @@ launch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t 
 	p.stop = l->inputs_sorted;
 	p.results = setop_results(l->scratch);
 	partition_kernel<Key, Duplicates, false><<<(num_tiles + 1 + 127) / 128, 128, 0, stream>>>(
-		p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(), num_tiles + 1, boundaries);
+		p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(), num_tiles + 1, boundaries,
+		(int *) p.results, (int) (sizeof(SetopResults) / sizeof(int)));
 	/* as many blocks as stay resident at once, no more than tiles */
 	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 		&per_sm, count_tile_kernel<Key, Duplicates, Mode>, CountShape<Key>::NT, 0);
 	if (err == cudaSuccess)
 		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
+	if (err == cudaSuccess)
+		err = cudaGetLastError();
 	if (err != cudaSuccess)
 		return err;
 	grid = per_sm * sms < num_tiles ? per_sm * sms : num_tiles;
-	count_tile_kernel<Key, Duplicates, Mode><<<grid > 0 ? grid : 1, CountShape<Key>::NT, 0,
-		stream>>>(p);
-	return cudaGetLastError();
+	return launch_dependent(count_tile_kernel<Key, Duplicates, Mode>, grid > 0 ? grid : 1,
+							CountShape<Key>::NT, 0, stream, p);
 }
 
 template <typename Key, bool Duplicates>
@@ -246,7 +243,7 @@ dispatch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_
 		: dispatch_mode<Key, false>(l, num_tiles, boundaries, stream);
 }
 
-/* Scratch: the results (zeroed), then the tile boundaries. */
+/* Scratch: the results (zeroed by the partition), then the tile boundaries. */
 static int
 count_tiles(SetopsKeyType key_type, int na, int nb)
 {
@@ -277,11 +274,14 @@ count_enqueue(const SetopLaunch *l, cudaStream_t stream)
 	if (l->op != SETOPS_OP_INTERSECT || l->a_vals != NULL || l->count_mode < SETOPS_GPU_COUNT_INTERSECT ||
 		l->count_mode > SETOPS_GPU_COUNT_CONTAINS)
 		return cudaErrorInvalidValue;
-	err = cudaMemsetAsync(l->scratch, 0, sizeof(SetopResults), stream);
-	if (err != cudaSuccess || num_tiles == 0)
-		return err;
-	if (skew_applies(l))
+	if (num_tiles == 0 || skew_applies(l))
+	{
+		/* the partition clears them otherwise */
+		err = cudaMemsetAsync(l->scratch, 0, sizeof(SetopResults), stream);
+		if (err != cudaSuccess || num_tiles == 0)
+			return err;
 		return skew_enqueue(l, NULL, NULL, 0, stream);
+	}
 	if (l->key_type == SETOPS_KEY_INT64)
 		return dispatch_count<int64_t>(l, num_tiles, boundaries, stream);
 	return dispatch_count<int32_t>(l, num_tiles, boundaries, stream);

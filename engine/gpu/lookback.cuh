@@ -63,27 +63,19 @@ tile_index(int *counter, int *shared_slot)
 }
 
 /*
- * Exclusive prefix of this tile's aggregate over all earlier tiles; call
- * from all 32 lanes of one warp.  Publishes A then P for this tile.  Lane i
- * inspects the (i+1)-th nearest predecessor, so a warp looks back 32 tiles
- * at a time.
+ * The outputs of all tiles before this one (tile > 0), read from their
+ * descriptors without publishing anything; call from all 32 lanes of one
+ * warp.  Lane i inspects the (i+1)-th nearest predecessor, so a warp looks
+ * back 32 tiles at a time, adding aggregates until it meets an inclusive
+ * prefix.
  */
 __device__ __forceinline__ long long
-tile_exclusive_prefix(TileWord *desc, int tile, long long aggregate)
+tile_predecessors_sum(TileWord *desc, int tile)
 {
 	const unsigned full = 0xffffffffu;
 	int			lane = threadIdx.x & 31;
 	long long	exclusive = 0;
 	int			window = tile - 1;
-
-	if (tile == 0)
-	{
-		if (lane == 0)
-			tile_publish(desc, 0, TILE_P, aggregate);
-		return 0;
-	}
-	if (lane == 0)
-		tile_publish(desc, tile, TILE_A, aggregate);
 
 	for (;;)
 	{
@@ -105,6 +97,7 @@ tile_exclusive_prefix(TileWord *desc, int tile, long long aggregate)
 			if (++spins > 4)
 				__nanosleep(32);
 		}
+
 		/* add aggregates up to and including the nearest inclusive prefix */
 		p_mask = __ballot_sync(full, status == TILE_P);
 		nearest_p = p_mask ? __ffs(p_mask) - 1 : 32;
@@ -113,10 +106,30 @@ tile_exclusive_prefix(TileWord *desc, int tile, long long aggregate)
 			v += __shfl_down_sync(full, v, offset);
 		exclusive += __shfl_sync(full, v, 0);
 		if (p_mask)
-			break;
+			return exclusive;
 		window -= 32;
 	}
-	if (lane == 0)
+}
+
+/*
+ * Exclusive prefix of this tile's aggregate over all earlier tiles; call
+ * from all 32 lanes of one warp.  Publishes A then P for this tile.
+ */
+__device__ __forceinline__ long long
+tile_exclusive_prefix(TileWord *desc, int tile, long long aggregate)
+{
+	long long	exclusive;
+
+	if (tile == 0)
+	{
+		if ((threadIdx.x & 31) == 0)
+			tile_publish(desc, 0, TILE_P, aggregate);
+		return 0;
+	}
+	if ((threadIdx.x & 31) == 0)
+		tile_publish(desc, tile, TILE_A, aggregate);
+	exclusive = tile_predecessors_sum(desc, tile);
+	if ((threadIdx.x & 31) == 0)
 		tile_publish(desc, tile, TILE_P, exclusive + aggregate);
 	return exclusive;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../common/balanced_path.h"
+#include "dependent_launch.cuh"
 
 SETOPS_DEFINE_SEARCHES(i32, int32_t, int)
 SETOPS_DEFINE_SEARCHES(i64, int64_t, int)
@@ -106,14 +107,23 @@ boundary_star(int packed)
 	return (int) ((unsigned) packed >> 31);
 }
 
-/* One thread per tile boundary: num_tiles + 1 boundaries. */
+/*
+ * One thread per tile boundary: num_tiles + 1 boundaries.  The threads also
+ * zero the launch's clear_words words at clear (results, tile counter,
+ * look-back descriptors): one launch instead of a memset and a launch.  The
+ * tile kernel may start launching at once (dependent_launch.cuh); it waits
+ * for this grid before it reads either.
+ */
 template <typename Key, bool Duplicates, bool IsMerge>
 __global__ void
 partition_kernel(const Key *a, int na, const Key *b, int nb, int nv,
-				 int num_boundaries, int *boundaries)
+				 int num_boundaries, int *boundaries, int *clear, int clear_words)
 {
 	int			i = blockIdx.x * blockDim.x + threadIdx.x;
 
+	grid_release_next();
+	for (int w = i; w < clear_words; w += gridDim.x * blockDim.x)
+		clear[w] = 0;
 	if (i < num_boundaries)
 	{
 		int64_t		d64 = (int64_t) i * nv;

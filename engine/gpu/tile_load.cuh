@@ -1,9 +1,10 @@
 /*
  * tile_load.cuh
  *	  One tile of a two-input operation, up to its serial step: the tile's
- *	  A and B intervals from the partition, loaded into shared memory with
- *	  their order checked on the way, and each thread's key-rank slots run
- *	  through the serial set operation.  Shared by the kernels that build
+ *	  A and B intervals from the partition, copied into shared memory
+ *	  (bulk_copy.cuh: one thread's bulk copies on sm_90), and each thread's
+ *	  key-rank slots run through the serial set operation, which checks the
+ *	  keys' order as it reads them.  Shared by the kernels that build
  *	  results (setop_kernel.cu) and those that only count (count_kernel.cu);
  *	  what follows the serial step (compaction, or a sum) is theirs.
  */
@@ -14,6 +15,7 @@
 
 #include "gpu_internal.h"
 #include "partition.cuh"
+#include "bulk_copy.cuh"
 #include "serial_setops.cuh"
 #include "lookback.cuh"
 
@@ -34,6 +36,28 @@ namespace setops
 #ifndef SETOPS_VT64
 #define SETOPS_VT64 17
 #endif
+
+/*
+ * The barrier among the threads that work on a tile: the whole block, or
+ * (with a look-back warp beside them, setop_kernel.cu) named barrier 1 of
+ * the first NT threads, which the other warp never waits on.
+ */
+struct BlockSync
+{
+	static __device__ __forceinline__ void sync(void)
+	{
+		__syncthreads();
+	}
+};
+
+template <int NT>
+struct WorkerSync
+{
+	static __device__ __forceinline__ void sync(void)
+	{
+		asm volatile("bar.sync 1, %0;\n" :: "n"(NT) : "memory");
+	}
+};
 
 /* 16-byte loads: the vector of each key type, and its keys */
 template <typename Key> struct TileVector;
@@ -174,222 +198,96 @@ tile_range(const int *boundaries, int tile, int na, int nb)
 }
 
 /*
- * Load the tile's intervals (sentinels included) into keys, checking
- * their order; ends with a barrier, after which keys hold the tile and
- * r.bad this thread's share of the order check.
+ * The vectors that hold an interval [lo, hi) of an input of n keys: from
+ * v0, whole ones (inside the input) up to v_whole, and all of them up to v1.
+ * Only a tile that reaches the input's end has v_whole < v1.
  */
-template <typename Key, typename Shape = TileShape<Key>>
-__device__ __forceinline__ void
-tile_load(const Key *a, int na, const Key *b, int nb, TileRange &r, Key *keys)
+struct IntervalVectors
 {
-	const int	NT = Shape::NT;
-	const int	VN = Shape::VN;
-	const int	LV = (tile_slots<Key, Shape>() / VN + 5 + NT - 1) / NT;
-	const unsigned full = 0xffffffffu;
-	typedef typename Shape::Vec Vec;
-	int			tid = threadIdx.x;
-	int			a_vec0 = r.a0 / VN;
-	int			a_vecs = r.a_cnt + r.ext > 0 ? (r.a1 + r.ext + VN - 1) / VN - a_vec0 : 0;
-	int			b_vec0 = r.b0 / VN;
-	int			b_vecs = r.b_cnt + r.ext > 0 ? (r.b1 + r.ext + VN - 1) / VN - b_vec0 : 0;
-	Vec			v[LV];
-	unsigned	cross = 0;		/* vectors whose first key needs its left neighbour */
-	bool		partial = false;
-	bool		tail = false;
+	int			v0,
+				v_whole,
+				v1;
+};
 
-	/*
-	 * All loads in flight before the first store.  Only the vector that
-	 * runs past the end of its input needs element loads: such warps (one
-	 * or two a tile) take a separate, warp-uniform path.
-	 */
-#pragma unroll
-	for (int j = 0; j < LV; ++j)
-	{
-		int			q = tid + j * NT;
-		bool		from_a = q < a_vecs;
-		int			gv = from_a ? a_vec0 + q : b_vec0 + q - a_vecs;
+template <int VN>
+__device__ __forceinline__ IntervalVectors
+interval_vectors(int lo, int hi, int n)
+{
+	IntervalVectors v;
 
-		if (q < a_vecs + b_vecs)
-		{
-			if ((gv + 1) * VN <= (from_a ? na : nb))
-				v[j] = __ldg((const Vec *) (from_a ? a : b) + gv);
-			else
-				tail = true;
-		}
-	}
-	if (__any_sync(full, tail))
-	{
-#pragma unroll
-		for (int j = 0; j < LV; ++j)
-		{
-			int			q = tid + j * NT;
-			bool		from_a = q < a_vecs;
-			int			gv = from_a ? a_vec0 + q : b_vec0 + q - a_vecs;
-			const Key  *src = from_a ? a : b;
-			int			n_src = from_a ? na : nb;
-
-			if (q < a_vecs + b_vecs && (gv + 1) * VN > n_src)
-			{
-				Key			last[VN];
-
-#pragma unroll
-				for (int e = 0; e < VN; ++e)
-					last[e] = gv * VN + e < n_src ? src[gv * VN + e] : Key(0);
-				v[j] = *(Vec *) last;
-			}
-		}
-	}
-
-	/*
-	 * Order check, part one, in registers: the pairs inside each vector
-	 * that lies wholly within its input's loaded range (sentinel
-	 * included).  A vector at either end of a range is checked key by key;
-	 * the pair across two vectors is checked after the barrier.
-	 */
-#pragma unroll
-	for (int j = 0; j < LV; ++j)
-	{
-		int			q = tid + j * NT;
-		bool		from_a = q < a_vecs;
-		int			g0 = (from_a ? a_vec0 + q : b_vec0 + q - a_vecs) * VN;
-		int			lo = from_a ? r.a0 : r.b0;
-		int			hi = (from_a ? r.a1 : r.b1) + r.ext;
-		const Key  *k = (const Key *) &v[j];
-
-		if (q < a_vecs + b_vecs)
-		{
-			if (g0 >= lo && g0 + VN <= hi)
-			{
-				bool		desc = false;
-
-#pragma unroll
-				for (int e = 1; e < VN; ++e)
-					desc |= k[e] < k[e - 1];
-				if (desc)
-					r.bad |= from_a ? 1 : 2;
-			}
-			else
-				partial = true;
-			if (g0 - 1 >= lo && g0 < hi)
-				cross |= 1u << j;
-		}
-	}
-	if (__any_sync(full, partial))
-	{
-#pragma unroll
-		for (int j = 0; j < LV; ++j)
-		{
-			int			q = tid + j * NT;
-			bool		from_a = q < a_vecs;
-			int			g0 = (from_a ? a_vec0 + q : b_vec0 + q - a_vecs) * VN;
-			int			lo = from_a ? r.a0 : r.b0;
-			int			hi = (from_a ? r.a1 : r.b1) + r.ext;
-			const Key  *k = (const Key *) &v[j];
-
-			if (q < a_vecs + b_vecs && !(g0 >= lo && g0 + VN <= hi))
-#pragma unroll
-				for (int e = 1; e < VN; ++e)
-					if (g0 + e - 1 >= lo && g0 + e < hi && k[e] < k[e - 1])
-						r.bad |= from_a ? 1 : 2;
-		}
-	}
-
-#pragma unroll
-	for (int j = 0; j < LV; ++j)
-	{
-		int			q = tid + j * NT;
-
-		if (q < a_vecs + b_vecs)
-			((Vec *) keys)[q < a_vecs ? q : r.b_base / VN + q - a_vecs] = v[j];
-	}
-
-	/* the pairs just before the tile: this tile checks its first elements */
-	if (tid == 0 && r.a_cnt > 0 && r.a0 > 0 && a[r.a0] < a[r.a0 - 1])
-		r.bad |= 1;
-	if (tid == 0 && r.b_cnt > 0 && r.b0 > 0 && b[r.b0] < b[r.b0 - 1])
-		r.bad |= 2;
-	__syncthreads();
-
-	/* order check, part two: the pair across each vector boundary */
-#pragma unroll
-	for (int j = 0; j < LV; ++j)
-		if (cross & (1u << j))
-		{
-			int			q = tid + j * NT;
-			int			first = (q < a_vecs ? q : r.b_base / VN + q - a_vecs) * VN;
-
-			if (keys[first] < keys[first - 1])
-				r.bad |= q < a_vecs ? 1 : 2;
-		}
+	v.v0 = lo / VN;
+	v.v1 = hi > lo ? (hi + VN - 1) / VN : v.v0;
+	v.v_whole = max(v.v0, min(v.v1, n / VN));
+	return v;
 }
 
+/* The loaded part of each input: the interval and its sentinel. */
+__device__ __forceinline__ int
+tile_a_hi(const TileRange &r)
+{
+	return r.a_cnt + r.ext > 0 ? r.a1 + r.ext : r.a0;
+}
+
+__device__ __forceinline__ int
+tile_b_hi(const TileRange &r)
+{
+	return r.b_cnt + r.ext > 0 ? r.b1 + r.ext : r.b0;
+}
+
+#ifdef SETOPS_BULK_COPY
 /*
- * The asynchronous load (sm_80 cp.async): the same intervals into the
- * same layout, copied by the copy engine straight into shared memory, so
- * that a block can have the next tile on its way while it works on this
- * one.  tile_load_async only issues the copies (the caller commits and
- * waits for them); the order is checked afterwards, in shared memory
- * (tile_check_order).  A vector that runs past the end of its input is
- * copied key by key, up to the input's end (a 16-byte copy would read past
- * it); the keys after it are never compared.
+ * One thread: the tile's intervals (sentinels included) into keys, in the
+ * layout of TileRange.  Whole vectors go by two bulk copies counted on bar;
+ * the keys of an input's last, partial vector by plain loads and stores,
+ * which the block sees after its next barrier.  Keys past an input's end
+ * are left as they are: no comparison reads them.
  */
+template <typename Key, typename Shape>
 __device__ __forceinline__ void
-copy_async16(void *shared, const void *global)
+tile_copy_issue(const Key *a, int na, const Key *b, int nb, const TileRange &r, Key *keys,
+				uint64_t *bar)
 {
-	unsigned	s = (unsigned) __cvta_generic_to_shared(shared);
+	const int	VN = Shape::VN;
+	IntervalVectors va = interval_vectors<VN>(r.a0, tile_a_hi(r), na);
+	IntervalVectors vb = interval_vectors<VN>(r.b0, tile_b_hi(r), nb);
+	unsigned	a_bytes = (unsigned) (va.v_whole - va.v0) * 16;
+	unsigned	b_bytes = (unsigned) (vb.v_whole - vb.v0) * 16;
+	Key		   *b_keys = keys + r.b_base;
 
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"
-				 :: "r"(s), "l"(global) : "memory");
+	mbar_arrive_expect(bar, a_bytes + b_bytes);
+	if (a_bytes)
+		bulk_copy_to_shared(keys, a + (size_t) va.v0 * VN, a_bytes, bar);
+	if (b_bytes)
+		bulk_copy_to_shared(b_keys, b + (size_t) vb.v0 * VN, b_bytes, bar);
+	for (int i = va.v_whole * VN; i < min(va.v1 * VN, na); i++)
+		keys[i - va.v0 * VN] = a[i];
+	for (int i = vb.v_whole * VN; i < min(vb.v1 * VN, nb); i++)
+		b_keys[i - vb.v0 * VN] = b[i];
 }
-
-/* One key (4 or 8 bytes): the end of an input, where 16 bytes would read
- * past it. */
-template <typename Key>
+#else
+/*
+ * Before sm_90: the same intervals into the same layout by every thread,
+ * 16 bytes a copy, and the partial vector key by key (a 16-byte copy would
+ * read past the input).
+ */
+template <typename Key, typename Shape>
 __device__ __forceinline__ void
-copy_async_key(Key *shared, const Key *global)
-{
-	unsigned	s = (unsigned) __cvta_generic_to_shared(shared);
-
-	if (sizeof(Key) == 8)
-		asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n"
-					 :: "r"(s), "l"(global) : "memory");
-	else
-		asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"
-					 :: "r"(s), "l"(global) : "memory");
-}
-
-__device__ __forceinline__ void
-copy_async_commit(void)
-{
-	asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-/* Wait until at most Pending of this thread's committed groups are open. */
-template <int Pending>
-__device__ __forceinline__ void
-copy_async_wait(void)
-{
-	asm volatile("cp.async.wait_group %0;\n" :: "n"(Pending) : "memory");
-}
-
-template <typename Key, typename Shape = TileShape<Key>>
-__device__ __forceinline__ void
-tile_load_async(const Key *a, int na, const Key *b, int nb, const TileRange &r, Key *keys)
+tile_copy_threads(const Key *a, int na, const Key *b, int nb, const TileRange &r, Key *keys)
 {
 	const int	NT = Shape::NT;
 	const int	VN = Shape::VN;
-	int			a_vec0 = r.a0 / VN;
-	int			a_vecs = r.a_cnt + r.ext > 0 ? (r.a1 + r.ext + VN - 1) / VN - a_vec0 : 0;
-	int			b_vec0 = r.b0 / VN;
-	int			b_vecs = r.b_cnt + r.ext > 0 ? (r.b1 + r.ext + VN - 1) / VN - b_vec0 : 0;
+	IntervalVectors va = interval_vectors<VN>(r.a0, tile_a_hi(r), na);
+	IntervalVectors vb = interval_vectors<VN>(r.b0, tile_b_hi(r), nb);
+	int			a_vecs = va.v1 - va.v0;
+	int			b_vecs = vb.v1 - vb.v0;
 
 	for (int q = threadIdx.x; q < a_vecs + b_vecs; q += NT)
 	{
 		bool		from_a = q < a_vecs;
-		int			gv = from_a ? a_vec0 + q : b_vec0 + q - a_vecs;
+		int			gv = from_a ? va.v0 + q : vb.v0 + q - a_vecs;
 		int			left = (from_a ? na : nb) - gv * VN;	/* >= 1: the vector holds a loaded key */
 		Key		   *dst = keys + (from_a ? q : r.b_base / VN + q - a_vecs) * VN;
-		const Key  *src = (from_a ? a : b) + gv * VN;
+		const Key  *src = (from_a ? a : b) + (size_t) gv * VN;
 
 		if (left >= VN)
 			copy_async16(dst, src);
@@ -398,71 +296,128 @@ tile_load_async(const Key *a, int na, const Key *b, int nb, const TileRange &r, 
 				copy_async_key<Key>(dst + e, src + e);
 	}
 }
+#endif
 
 /*
- * The order check of a tile loaded by tile_load_async, a 16-byte vector of
- * shared memory at a time: every adjacent pair of its intervals
- * (sentinels included), and the pair just before each interval (a_before
- * = a[a0 - 1], b_before = b[b0 - 1], read by the caller ahead of time;
- * used by thread 0 only).  Returns this thread's order flags.
+ * Start copying a tile into keys, from the tile's NT threads.  On
+ * sm_90 thread 0 issues bulk copies counted on bar (the buffer's last
+ * readers must have passed a barrier since); before, every thread issues
+ * its share and commits it as a group.
  */
-template <typename Key, typename Shape = TileShape<Key>>
-__device__ __forceinline__ unsigned
-tile_check_order(const TileRange &r, const Key *keys, Key a_before, Key b_before)
+template <typename Key, typename Shape>
+__device__ __forceinline__ void
+tile_copy_start(const Key *a, int na, const Key *b, int nb, const TileRange &r, Key *keys,
+				uint64_t *bar)
 {
-	const int	NT = Shape::NT;
-	const int	VN = Shape::VN;
-	typedef typename Shape::Vec Vec;
-	/* the vectors holding each interval: A's from 0, B's from b_base */
-	int			a_vecs = r.a_cnt + r.ext > 0 ? (r.a_start + r.a_cnt + r.ext + VN - 1) / VN : 0;
-	int			b_vec0 = r.b_base / VN;
-	int			b_vecs = r.b_cnt + r.ext > 0 ?
-		(r.b_start + r.b_cnt + r.ext + VN - 1) / VN - b_vec0 : 0;
-	unsigned	bad = 0;
-
-	for (int q = threadIdx.x; q < a_vecs + b_vecs; q += NT)
+#ifdef SETOPS_BULK_COPY
+	if (threadIdx.x == 0)
 	{
-		bool		in_a = q < a_vecs;
-		int			v = in_a ? q : b_vec0 + q - a_vecs;
-		int			lo = in_a ? r.a_start : r.b_start;
-		int			hi = lo + (in_a ? r.a_cnt : r.b_cnt) + r.ext;
-		Vec			w = ((const Vec *) keys)[v];
-		const Key  *k = (const Key *) &w;
-		int			s0 = v * VN;
-		Key			left = s0 - 1 >= lo ? keys[s0 - 1] : k[0];
-		bool		desc = false;
-
-#pragma unroll
-		for (int e = 0; e < VN; ++e)
-		{
-			desc |= s0 + e - 1 >= lo && s0 + e < hi && k[e] < left;
-			left = k[e];
-		}
-		if (desc)
-			bad |= in_a ? 1 : 2;
+		fence_proxy_async_shared();
+		tile_copy_issue<Key, Shape>(a, na, b, nb, r, keys, bar);
 	}
-	if (threadIdx.x == 0 && r.a_cnt > 0 && r.a0 > 0 && keys[r.a_start] < a_before)
-		bad |= 1;
-	if (threadIdx.x == 0 && r.b_cnt > 0 && r.b0 > 0 && keys[r.b_start] < b_before)
-		bad |= 2;
-	return bad;
+#else
+	tile_copy_threads<Key, Shape>(a, na, b, nb, r, keys);
+	copy_async_commit();
+#endif
 }
 
 /*
- * Each thread's key-rank slots of the loaded tile through the serial set
- * operation: its start on its diagonal (a shared-memory Balanced Path
- * search), its end the next thread's start.  Returns the commit mask;
- * results / src as serial_setop gives them.  Contains a barrier.
+ * Wait for a tile started by tile_copy_start: its phase of bar (sm_90),
+ * or all but the Pending most recent of this thread's groups.  A block
+ * barrier must follow before the keys are read (the partial vector's
+ * stores, and before sm_90 the other threads' copies).
  */
-template <typename Key, SetopsOp Op, bool Duplicates, typename Shape = TileShape<Key>>
-__device__ __forceinline__ unsigned
-tile_serial(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
-			Key (&results)[Shape::VT], int (&src)[Shape::VT])
+template <int Pending>
+__device__ __forceinline__ void
+tile_copy_wait(uint64_t *bar, unsigned parity)
+{
+#ifdef SETOPS_BULK_COPY
+	mbar_wait(bar, parity);
+#else
+	copy_async_wait<Pending>();
+#endif
+}
+
+/*
+ * No tile to start: before sm_90 an empty group keeps each thread's group
+ * count in step with the tiles, for tile_copy_wait's Pending.
+ */
+__device__ __forceinline__ void
+tile_copy_skip(void)
+{
+#ifndef SETOPS_BULK_COPY
+	copy_async_commit();
+#endif
+}
+
+/* A block's copy barriers, initialised by thread 0 before a block barrier. */
+__device__ __forceinline__ void
+tile_copy_init(uint64_t *bars, int n)
+{
+#ifdef SETOPS_BULK_COPY
+	if (threadIdx.x == 0)
+	{
+		for (int i = 0; i < n; i++)
+			mbar_init(&bars[i]);
+		mbar_init_fence();
+	}
+#endif
+}
+
+/*
+ * The key before each interval (a[a0 - 1], b[b0 - 1]), for the order check
+ * of the tile's first keys: read by thread 0 while the tile is on its way.
+ */
+template <typename Key>
+struct TileBefore
+{
+	Key			a,
+				b;
+};
+
+template <typename Key>
+__device__ __forceinline__ TileBefore<Key>
+tile_before(const Key *a, const Key *b, const TileRange &r)
+{
+	TileBefore<Key> t;
+
+	t.a = threadIdx.x == 0 && r.a_cnt > 0 && r.a0 > 0 ? a[r.a0 - 1] : Key(0);
+	t.b = threadIdx.x == 0 && r.b_cnt > 0 && r.b0 > 0 ? b[r.b0 - 1] : Key(0);
+	return t;
+}
+
+/*
+ * A thread's share of a loaded tile, as indices into keys: its start in
+ * each interval (a shared-memory Balanced Path search on its diagonal) and
+ * its stop (the next thread's start).
+ */
+struct ThreadRange
+{
+	int			ai,
+				bi,
+				a_stop,
+				b_stop,
+				a_end,			/* the tile's intervals end here */
+				b_end;
+};
+
+/*
+ * Each thread's range; contains a barrier.  The order check of the tile is
+ * shared between this and the walk (serial_setops.cuh): the walk compares
+ * every key it reads with the one it read before on the same side, so what
+ * is left here is the pair just before each thread's first key of each
+ * interval (for thread 0, the key before the tile).  bad collects the
+ * flags.
+ */
+template <typename Key, bool Duplicates, bool IsMerge, typename Shape, typename Sync>
+__device__ __forceinline__ ThreadRange
+tile_thread_range(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
+				  const TileBefore<Key> &before, unsigned &bad)
 {
 	const int	NT = Shape::NT;
 	const int	VT = Shape::VT;
-	const bool	IsMerge = Op == SETOPS_OP_MERGE;
 	int			tid = threadIdx.x;
+	ThreadRange t;
 
 	{
 		int			count = r.a_cnt + r.b_cnt;
@@ -480,17 +435,91 @@ tile_serial(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
 			s_start_b[NT] = r.b_cnt;
 		}
 	}
-	__syncthreads();
+	Sync::sync();
 
-	int			ai = r.a_start + s_start_a[tid];
-	int			bi = r.b_start + s_start_b[tid];
-	int			end = r.a_start + s_start_a[tid + 1] + r.b_start + s_start_b[tid + 1];
+	t.ai = r.a_start + s_start_a[tid];
+	t.bi = r.b_start + s_start_b[tid];
+	t.a_stop = r.a_start + s_start_a[tid + 1];
+	t.b_stop = r.b_start + s_start_b[tid + 1];
+	t.a_end = r.a_start + r.a_cnt;
+	t.b_end = r.b_start + r.b_cnt;
+
+	if (t.ai < t.a_end &&
+		keys[t.ai] < (t.ai > r.a_start ? keys[t.ai - 1] :
+					  tid == 0 && r.a0 > 0 ? before.a : keys[t.ai]))
+		bad |= 1;
+	if (t.bi < t.b_end &&
+		keys[t.bi] < (t.bi > r.b_start ? keys[t.bi - 1] :
+					  tid == 0 && r.b0 > 0 ? before.b : keys[t.bi]))
+		bad |= 2;
+	return t;
+}
+
+/*
+ * After the walk: a walk of sorted keys ends exactly where the next thread
+ * starts (Balanced Path splits never cut a key-rank pair, and the walk
+ * takes a pair in one slot); any other end, or a start past the next
+ * thread's, can only come from keys out of order.
+ */
+__device__ __forceinline__ unsigned
+walk_end_flags(const ThreadRange &t, int ai, int bi)
+{
+	return ai != t.a_stop || bi != t.b_stop ? 4u : 0u;
+}
+
+/*
+ * Each thread's key-rank slots of the loaded tile through the serial set
+ * operation, its keys' order checked on the way (bad).  Returns the commit
+ * mask; results / src as serial_setop gives them.  Contains a barrier.
+ */
+template <typename Key, SetopsOp Op, bool Duplicates, typename Shape = TileShape<Key>,
+		  typename Sync = BlockSync>
+__device__ __forceinline__ unsigned
+tile_serial(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
+			const TileBefore<Key> &before, Key (&results)[Shape::VT], int (&src)[Shape::VT],
+			unsigned &bad)
+{
+	const int	VT = Shape::VT;
+	ThreadRange t = tile_thread_range<Key, Duplicates, Op == SETOPS_OP_MERGE, Shape, Sync>(
+		keys, r, s_start_a, s_start_b, before, bad);
+	int			ai = t.ai,
+				bi = t.bi;
+	OrderWatch<Key> w = order_watch_start(keys, ai, bi);
+	unsigned	commit;
 
 	if (r.ext)
-		return serial_setop<Op, VT, false>(keys, ai, r.a_start + r.a_cnt, bi,
-										   r.b_start + r.b_cnt, end, results, src);
-	return serial_setop<Op, VT, true>(keys, ai, r.a_start + r.a_cnt, bi,
-									  r.b_start + r.b_cnt, end, results, src);
+		commit = serial_setop<Op, VT, false>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop,
+											 results, src, w);
+	else
+		commit = serial_setop<Op, VT, true>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop,
+											results, src, w);
+	bad |= w.down() | walk_end_flags(t, ai, bi);
+	return commit;
+}
+
+/*
+ * The same walk counting matches instead of committing slots (counts need
+ * no commit mask, so VT is not bounded by its 32 bits).
+ */
+template <typename Key, bool Duplicates, typename Shape>
+__device__ __forceinline__ int
+tile_count(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
+		   const TileBefore<Key> &before, unsigned &bad)
+{
+	const int	VT = Shape::VT;
+	ThreadRange t = tile_thread_range<Key, Duplicates, false, Shape, BlockSync>(
+		keys, r, s_start_a, s_start_b, before, bad);
+	int			ai = t.ai,
+				bi = t.bi;
+	OrderWatch<Key> w = order_watch_start(keys, ai, bi);
+	int			matches;
+
+	if (r.ext)
+		matches = serial_count<VT, false>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop, w);
+	else
+		matches = serial_count<VT, true>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop, w);
+	bad |= w.down() | walk_end_flags(t, ai, bi);
+	return matches;
 }
 
 }								/* namespace setops */
