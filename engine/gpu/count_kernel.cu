@@ -103,7 +103,7 @@ count_tile_kernel(CountParams<Key> p)
 	{
 		r = tile_range<Key, Shape>(p.boundaries, tile, p.na, p.nb);
 		tile_copy_start<Key, Shape>(p.a, p.na, p.b, p.nb, r, keys[0], &bars[0]);
-		before = tile_before(p.a, p.b, r);
+		before = tile_before(p.a, p.b, r, tid == 0);
 	}
 
 	for (int it = 0; tile < p.num_tiles; it++, tile += gridDim.x)
@@ -119,7 +119,7 @@ count_tile_kernel(CountParams<Key> p)
 			rn = tile_range<Key, Shape>(p.boundaries, next, p.na, p.nb);
 			tile_copy_start<Key, Shape>(p.a, p.na, p.b, p.nb, rn, keys[(it + 1) & 1],
 										&bars[(it + 1) & 1]);
-			before_next = tile_before(p.a, p.b, rn);
+			before_next = tile_before(p.a, p.b, rn, tid == 0);
 		}
 		else
 			tile_copy_skip();

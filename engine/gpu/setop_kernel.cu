@@ -64,25 +64,51 @@ scratch_layout(SetopsKeyType key_type, int na, int nb)
 
 /*
  * Persistent blocks, one tile after another in the order of a global tile
- * counter, each stage's latency covered by the next stage's work:
+ * counter.  A block is NT workers and a lead warp; in iteration i
  *
- *   iteration i:  take tile n = i + 1's index and start copying it;
- *                 compute tile c = i (walk, scan, publish its count,
- *                 compact its outputs in place of its keys);
- *                 finish tile p = i - 1 (its look-back, its store).
+ *   the lead warp  takes tile i + 1 (its index, its range, the start of its
+ *                  copy) and looks back for tile i - 1 (the outputs of all
+ *                  tiles before it), publishing its inclusive prefix;
+ *   the workers    compute tile i (walk, scan, publish its count, compact
+ *                  its outputs in place of its keys), then store tile i - 1
+ *                  where the lead warp's look-back says.
  *
- * So the copy of a tile lands while the tile before it computes, and a
- * tile's look-back runs one tile of work after its own count went out,
- * when its predecessors have long published theirs (measured on an H100
- * against one tile a block: test/bench/NOTES.md).  Three buffers turn
- * around: the next tile's keys, this tile's keys (then outputs), and the
- * previous tile's outputs waiting for their store.
+ * So the copy of a tile lands while the tile before it computes, and
+ * neither the set-up of a tile (an atomic, the boundaries, the copy's
+ * issue) nor a look-back (a round trip to L2 at least) stands between the
+ * workers and their next tile: they wait on the lead warp only at the end
+ * of an iteration, and by then it has long been done (measured on an H100
+ * against the same without a lead warp and against one tile a block:
+ * test/bench/NOTES.md).  Three buffers turn around: the next tile's keys,
+ * this tile's keys (then outputs), and the previous tile's outputs waiting
+ * for their store.  The workers synchronise among themselves on a named
+ * barrier (WorkerSync); the whole block twice an iteration.
  *
  * Deadlock cannot arise: a tile is taken only by a running block, and a
  * look-back waits only on tiles taken before it, each of which its block
  * computes before it looks back at anything later.
  */
 #define TILE_BUFFERS 3
+
+/*
+ * Blocks a multiprocessor must hold at once, which caps the registers: int4
+ * tiles of keys run faster six at once than the five their registers
+ * allow, int8 ones slower when held to a cap (H100, test/bench/NOTES.md);
+ * tiles with values are held to fewer blocks by their shared memory anyway.
+ */
+#ifndef SETOPS_STREAM_MIN_BLOCKS32
+#define SETOPS_STREAM_MIN_BLOCKS32 6
+#endif
+#ifndef SETOPS_STREAM_MIN_BLOCKS64
+#define SETOPS_STREAM_MIN_BLOCKS64 0
+#endif
+
+template <typename Key, int ValueWord>
+__host__ __device__ constexpr int
+stream_min_blocks()
+{
+	return ValueWord ? 0 : sizeof(Key) == 8 ? SETOPS_STREAM_MIN_BLOCKS64 : SETOPS_STREAM_MIN_BLOCKS32;
+}
 
 /* One buffer: a tile's keys, then its compacted outputs (and sources). */
 template <typename Key, int ValueWord>
@@ -100,85 +126,133 @@ struct TileBuffer
 	};
 };
 
+/* What the lead warp hands the workers about a tile it took. */
+template <typename Key>
+struct TakenTile
+{
+	int			tile;			/* num_tiles: none */
+	TileRange	r;
+	TileBefore<Key> before;
+};
+
+/*
+ * The lead warp: take the next tile from the counter and start its copy
+ * into keys (counted on bar); its lane 0 hands it over in *taken.
+ */
+template <typename Key>
+__device__ __forceinline__ void
+lead_take(const TileParams<Key> &p, Key *keys, uint64_t *bar, TakenTile<Key> *taken)
+{
+	const unsigned full = 0xffffffffu;
+	int			lane = threadIdx.x & 31;
+	int			tile = 0;
+	TileRange	r;
+	TileBefore<Key> before;
+
+	if (lane == 0)
+		tile = atomicAdd(p.counter, 1);
+	tile = min(__shfl_sync(full, tile, 0), p.num_tiles);
+	if (tile < p.num_tiles)
+	{
+		r = tile_range<Key>(p.boundaries, tile, p.na, p.nb);
+#ifdef SETOPS_BULK_COPY
+		if (lane == 0)
+		{
+			fence_proxy_async_shared();
+			tile_copy_issue<Key, TileShape<Key>>(p.a, p.na, p.b, p.nb, r, keys, bar);
+		}
+#else
+		tile_copy_threads<Key, TileShape<Key>>(p.a, p.na, p.b, p.nb, r, keys, lane, 32);
+		copy_async_commit();
+#endif
+		before = tile_before(p.a, p.b, r, lane == 0);
+	}
+	if (lane == 0)
+	{
+		taken->tile = tile;
+		taken->r = r;
+		taken->before = before;
+	}
+}
+
 template <typename Key, SetopsOp Op, bool Duplicates, int ValueWord>
-__global__ void __launch_bounds__(TileShape<Key>::NT)
+__global__ void __launch_bounds__(TileShape<Key>::NT + 32, stream_min_blocks<Key, ValueWord>())
 setop_stream_kernel(TileParams<Key> p)
 {
 	const int	NT = TileShape<Key>::NT;
 	const int	VT = TileShape<Key>::VT;
 	typedef TileBuffer<Key, ValueWord> Buffer;
+	typedef WorkerSync<NT> Sync;
 	extern __shared__ __align__(128) unsigned char s_dynamic[];
 	Buffer	   *buf = (Buffer *) s_dynamic;
 	__shared__ __align__(8) uint64_t bars[TILE_BUFFERS];
 	__shared__ int s_warp[NT / 32];
 	__shared__ int s_start_a[NT + 1];
 	__shared__ int s_start_b[NT + 1];
-	__shared__ int s_tile[2];	/* tile indices taken, alternately: see below */
-	__shared__ int s_prefix;
-	int			tid = threadIdx.x;
-	int			cur,
-				prev = -1,
-				prev_total = 0,
-				prev_buf = 0;
-	TileRange	r;
-	TileBefore<Key> before;
+	/* the tile of iteration i at [i & 1]: written an iteration ahead */
+	__shared__ TakenTile<Key> s_taken[2];
+	__shared__ int s_total[2];	/* its outputs, likewise */
+	__shared__ int s_prefix;	/* outputs before the previous tile */
+	const bool	lead = threadIdx.x >= NT;
+	int			prev = -1,
+				prev_total = 0;
 
 	tile_copy_init(bars, TILE_BUFFERS);
+	__syncthreads();			/* the copy barriers, before the lead warp's first copy */
 	grid_wait_previous();		/* the partition, and the zeroed scratch */
-	if (tid == 0)
-		s_tile[0] = atomicAdd(p.counter, 1);
-	__syncthreads();
-	cur = s_tile[0];
-	if (cur < p.num_tiles)
-	{
-		r = tile_range<Key>(p.boundaries, cur, p.na, p.nb);
-		tile_copy_start<Key, TileShape<Key>>(p.a, p.na, p.b, p.nb, r, buf[0].keys, &bars[0]);
-		before = tile_before(p.a, p.b, r);
-	}
-	else
-		tile_copy_skip();
+	if (lead)
+		lead_take(p, buf[0].keys, &bars[0], &s_taken[0]);
 
 	for (int i = 0;; i++)
 	{
-		int			b_cur = i % TILE_BUFFERS;
-		int			b_next = (i + 1) % TILE_BUFFERS;
-		int			next;
-		TileRange	rn = r;
-		TileBefore<Key> before_next = before;
+		int			cur;
 		int			total = 0;
 
-		/*
-		 * The next tile: its buffer's last reads (two tiles ago's store)
-		 * are behind this barrier, and so are those of the index slot it
-		 * takes (read an iteration ago: the slot read last is the other).
-		 */
-		if (tid == 0)
-			s_tile[(i + 1) & 1] = cur < p.num_tiles ? atomicAdd(p.counter, 1) : p.num_tiles;
+		/* the taken tile handed over; the previous store's reads done */
 		__syncthreads();
-		next = s_tile[(i + 1) & 1];
-		if (next < p.num_tiles)
+		cur = s_taken[i & 1].tile;
+		if (lead)
 		{
-			rn = tile_range<Key>(p.boundaries, next, p.na, p.nb);
-			tile_copy_start<Key, TileShape<Key>>(p.a, p.na, p.b, p.nb, rn, buf[b_next].keys,
-												 &bars[b_next]);
-			before_next = tile_before(p.a, p.b, rn);
-		}
-		else
-			tile_copy_skip();
+			int			lane = threadIdx.x & 31;
 
-		/* this tile: counted, its count published, its outputs compacted */
-		if (cur < p.num_tiles)
+			if (cur < p.num_tiles)
+				lead_take(p, buf[(i + 1) % TILE_BUFFERS].keys, &bars[(i + 1) % TILE_BUFFERS],
+						  &s_taken[(i + 1) & 1]);
+			else if (lane == 0)
+				s_taken[(i + 1) & 1].tile = p.num_tiles;
+			if (prev >= 0)
+			{
+				long long	before_tiles = prev == 0 ? 0 :
+					tile_predecessors_sum(p.descriptors, prev);
+
+				if (lane == 0)
+				{
+					if (prev > 0)
+						tile_publish(p.descriptors, prev, TILE_P,
+									 before_tiles + s_total[(i - 1) & 1]);
+					s_prefix = (int) before_tiles;
+				}
+			}
+#ifndef SETOPS_BULK_COPY
+			copy_async_wait<0>();	/* the next tile's copies, before the barrier */
+#endif
+		}
+		else if (cur < p.num_tiles)
 		{
+			/* this tile: counted, its count published, its outputs compacted */
+			const TileRange &r = s_taken[i & 1].r;
 			Key			results[VT];
 			int			src[VT];
 			unsigned	bad = r.bad;
 			unsigned	commit;
 			int			offset;
 
-			tile_copy_wait<1>(&bars[b_cur], (i / TILE_BUFFERS) & 1);
-			__syncthreads();
-			commit = tile_serial<Key, Op, Duplicates>(buf[b_cur].keys, r, s_start_a, s_start_b,
-													  before, results, src, bad);
+#ifdef SETOPS_BULK_COPY
+			mbar_wait(&bars[i % TILE_BUFFERS], (i / TILE_BUFFERS) & 1);
+#endif
+			commit = tile_serial<Key, Op, Duplicates, TileShape<Key>, Sync>(
+				buf[i % TILE_BUFFERS].keys, r, s_start_a, s_start_b, s_taken[i & 1].before,
+				results, src, bad);
 			if (bad)
 				atomicOr(&p.results->unsorted, (int) bad);
 			/* source indices become positions in the inputs (~ for B) */
@@ -190,43 +264,31 @@ setop_stream_kernel(TileParams<Key> p)
 						~(r.b0 + src[k] - r.b_start);
 			}
 			/* its barrier ends every read of this tile's keys */
-			offset = block_exclusive_sum<NT, BlockSync>(__popc(commit), &total, s_warp);
-			if (tid == 0)
+			offset = block_exclusive_sum<NT, Sync>(__popc(commit), &total, s_warp);
+			if (threadIdx.x == 0)
+			{
 				tile_publish(p.descriptors, cur, cur == 0 ? TILE_P : TILE_A, total);
-			compact_to_shared(commit, results, src, offset, buf[b_cur].out.keys,
-							  buf[b_cur].out.src, ValueWord != 0);
+				s_total[i & 1] = total;
+			}
+			compact_to_shared(commit, results, src, offset, buf[i % TILE_BUFFERS].out.keys,
+							  buf[i % TILE_BUFFERS].out.src, ValueWord != 0);
 		}
 
-		/* the previous tile: its place among all outputs, and its store */
-		if (prev >= 0)
+		/* the previous tile's prefix, this tile's compaction */
+		__syncthreads();
+		if (!lead && prev >= 0)
 		{
-			if (tid < 32)
-			{
-				long long	before_tiles = prev == 0 ? 0 :
-					tile_predecessors_sum(p.descriptors, prev);
+			const Buffer &pb = buf[(i + TILE_BUFFERS - 1) % TILE_BUFFERS];
 
-				if (tid == 0)
-				{
-					if (prev > 0)
-						tile_publish(p.descriptors, prev, TILE_P, before_tiles + prev_total);
-					s_prefix = (int) before_tiles;
-				}
-			}
-			__syncthreads();
-			store_tile<NT, ValueWord>(buf[prev_buf].out.keys, buf[prev_buf].out.src, prev_total,
-									  p.out, s_prefix, p.a_vals, p.b_vals, p.value_words,
-									  p.out_vals);
-			if (prev == p.num_tiles - 1 && tid == 0)
+			store_tile<NT, ValueWord>(pb.out.keys, pb.out.src, prev_total, p.out, s_prefix,
+									  p.a_vals, p.b_vals, p.value_words, p.out_vals);
+			if (prev == p.num_tiles - 1 && threadIdx.x == 0)
 				p.results->total = s_prefix + prev_total;
 		}
 		if (cur >= p.num_tiles)
 			break;
 		prev = cur;
 		prev_total = total;
-		prev_buf = b_cur;
-		cur = next;
-		r = rn;
-		before = before_next;
 	}
 }
 
@@ -270,7 +332,8 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 								   cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
 	if (err == cudaSuccess)
 		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&per_sm, setop_stream_kernel<Key, Op, Duplicates, ValueWord>, TileShape<Key>::NT, smem);
+			&per_sm, setop_stream_kernel<Key, Op, Duplicates, ValueWord>, TileShape<Key>::NT + 32,
+			smem);
 	if (err == cudaSuccess)
 		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
 	if (err != cudaSuccess)
@@ -278,7 +341,7 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	/* as many blocks as stay resident at once, no more than tiles */
 	grid = per_sm * sms < lay.num_tiles ? per_sm * sms : lay.num_tiles;
 	return launch_dependent(setop_stream_kernel<Key, Op, Duplicates, ValueWord>, grid > 0 ? grid : 1,
-							TileShape<Key>::NT, smem, stream, p);
+							TileShape<Key>::NT + 32, smem, stream, p);
 }
 
 /* Runtime choice -> template instance. */

@@ -266,22 +266,22 @@ tile_copy_issue(const Key *a, int na, const Key *b, int nb, const TileRange &r, 
 }
 #else
 /*
- * Before sm_90: the same intervals into the same layout by every thread,
- * 16 bytes a copy, and the partial vector key by key (a 16-byte copy would
+ * Before sm_90: the same intervals into the same layout by `threads`
+ * threads (this one is `thread` of them), 16 bytes a copy, and the partial vector key by key (a 16-byte copy would
  * read past the input).
  */
 template <typename Key, typename Shape>
 __device__ __forceinline__ void
-tile_copy_threads(const Key *a, int na, const Key *b, int nb, const TileRange &r, Key *keys)
+tile_copy_threads(const Key *a, int na, const Key *b, int nb, const TileRange &r, Key *keys,
+				  int thread, int threads)
 {
-	const int	NT = Shape::NT;
 	const int	VN = Shape::VN;
 	IntervalVectors va = interval_vectors<VN>(r.a0, tile_a_hi(r), na);
 	IntervalVectors vb = interval_vectors<VN>(r.b0, tile_b_hi(r), nb);
 	int			a_vecs = va.v1 - va.v0;
 	int			b_vecs = vb.v1 - vb.v0;
 
-	for (int q = threadIdx.x; q < a_vecs + b_vecs; q += NT)
+	for (int q = thread; q < a_vecs + b_vecs; q += threads)
 	{
 		bool		from_a = q < a_vecs;
 		int			gv = from_a ? va.v0 + q : vb.v0 + q - a_vecs;
@@ -316,7 +316,7 @@ tile_copy_start(const Key *a, int na, const Key *b, int nb, const TileRange &r, 
 		tile_copy_issue<Key, Shape>(a, na, b, nb, r, keys, bar);
 	}
 #else
-	tile_copy_threads<Key, Shape>(a, na, b, nb, r, keys);
+	tile_copy_threads<Key, Shape>(a, na, b, nb, r, keys, threadIdx.x, Shape::NT);
 	copy_async_commit();
 #endif
 }
@@ -366,7 +366,8 @@ tile_copy_init(uint64_t *bars, int n)
 
 /*
  * The key before each interval (a[a0 - 1], b[b0 - 1]), for the order check
- * of the tile's first keys: read by thread 0 while the tile is on its way.
+ * of the tile's first keys (by thread 0): read by one thread (reader)
+ * while the tile is on its way.
  */
 template <typename Key>
 struct TileBefore
@@ -377,12 +378,12 @@ struct TileBefore
 
 template <typename Key>
 __device__ __forceinline__ TileBefore<Key>
-tile_before(const Key *a, const Key *b, const TileRange &r)
+tile_before(const Key *a, const Key *b, const TileRange &r, bool reader)
 {
 	TileBefore<Key> t;
 
-	t.a = threadIdx.x == 0 && r.a_cnt > 0 && r.a0 > 0 ? a[r.a0 - 1] : Key(0);
-	t.b = threadIdx.x == 0 && r.b_cnt > 0 && r.b0 > 0 ? b[r.b0 - 1] : Key(0);
+	t.a = reader && r.a_cnt > 0 && r.a0 > 0 ? a[r.a0 - 1] : Key(0);
+	t.b = reader && r.b_cnt > 0 && r.b0 > 0 ? b[r.b0 - 1] : Key(0);
 	return t;
 }
 
