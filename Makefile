@@ -43,6 +43,7 @@ OBJS = \
 	extension/args/array_io.o \
 	extension/args/packed_args.o \
 	extension/args/stored_value.o \
+	extension/args/keys_form.o \
 	extension/args/mapped_buffer.o \
 	extension/exec/dispatch.o \
 	extension/exec/batch.o \

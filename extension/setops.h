@@ -76,6 +76,19 @@ typedef struct SetopsCacheStats
 /* ---- arguments (args/) as the layers above pass them ---- */
 
 /*
+ * How an argument's keys are held.  The args layer sets the form as it
+ * reads an argument, and moves it on only when asked for the form an engine
+ * takes (args.h: setops_keys_for_cpu, setops_keys_for_gpu), reading and
+ * decoding no more than that engine needs.
+ */
+typedef enum SetopsKeysForm
+{
+	SETOPS_KEYS_PLAIN,			/* data: the n keys */
+	SETOPS_KEYS_PACKED,			/* packed: a packed value, not decoded */
+	SETOPS_KEYS_STORED			/* stored: a TOAST pointer left unread */
+} SetopsKeysForm;
+
+/*
  * A key argument, read without copying where PostgreSQL allows.  Sortedness
  * is verified while copying when a copy is needed anyway; otherwise it is
  * left to whoever runs the operation (the CPU checks in one pass, the GPU
@@ -83,22 +96,20 @@ typedef struct SetopsCacheStats
  */
 typedef struct SetopsKeys
 {
+	SetopsKeysForm form;
 	SetopsKeyType type;
-	int64		n;
-	const void *data;			/* n contiguous keys */
+	int64		n;				/* stored: from its header, until read */
+	const void *data;			/* plain: n contiguous keys */
 	int			argno;			/* 1-based, for messages */
 	bool		sorted_known;	/* order verified: see first_unsorted */
 	int64		first_unsorted; /* if sorted_known: -1, or where order breaks */
 	bool		distinct_known; /* verified free of repeated keys */
-	/* a packed argument (args/packed_args.c): data is NULL until decoded */
+	/* a packed value (args/packed_args.c), kept once decoded */
 	const void *packed;			/* the detoasted, checked packed value */
 	Size		packed_size;
-	/*
-	 * A stored argument left unread (args/stored_value.c): data and packed are
-	 * NULL and n comes from its header until setops_keys_materialize reads
-	 * it; cache_key stays its identity after that.
-	 */
-	Datum		stored;			/* the TOAST pointer, or 0 */
+	/* a stored value (args/stored_value.c): its TOAST pointer until read */
+	Datum		stored;
+	/* a stored value's identity in the device cache, kept once read */
 	struct SetopsCacheKey *cache_key;
 } SetopsKeys;
 

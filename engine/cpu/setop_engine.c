@@ -10,6 +10,7 @@
 #include "simd.h"
 #include "../common/balanced_path.h"
 #include "../common/chunks.h"
+#include "../common/key_order.h"
 
 SETOPS_DEFINE_SEARCHES(i32, int32_t, int64_t)
 SETOPS_DEFINE_SEARCHES(i64, int64_t, int64_t)

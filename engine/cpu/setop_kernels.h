@@ -443,19 +443,6 @@ F(setops_cpu_setop) (SetopsOp op, const KEY *a, int64_t na,
 	return k;
 }
 
-/* Scalar sortedness check: one pass, no early exit inside blocks so the
- * compiler can keep it branch-light. */
-static int64_t
-F(first_unsorted_scalar) (const KEY *a, int64_t n)
-{
-	int64_t		i;
-
-	for (i = 1; i < n; i++)
-		if (a[i] < a[i - 1])
-			return i;
-	return -1;
-}
-
 int64_t
 F(setops_cpu_first_unsorted) (const KEY *a, int64_t n)
 {
@@ -463,7 +450,7 @@ F(setops_cpu_first_unsorted) (const KEY *a, int64_t n)
 	if (simd_now() >= SETOPS_SIMD_AVX2)
 		return SETOPS_CAT(setops_avx2_first_unsorted, SFX)(a, n);
 #endif
-	return F(first_unsorted_scalar) (a, n);
+	return F(setops_first_unsorted_scalar) (a, n);
 }
 
 int64_t

@@ -255,7 +255,6 @@ cudaError_t batch_enqueue(SetopsOp op, SetopsKeyType key_type, bool probe,
 double		gpu_host_ms(void);
 /* Milliseconds between two recorded events (0 when unavailable). */
 double		gpu_elapsed_ms(cudaEvent_t from, cudaEvent_t to);
-int64_t		gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type);
 /* The unsorted_arg / unsorted_pos answer after the device flagged disorder. */
 SetopsGpuStatus gpu_report_disorder(SetopsGpuSetopArgs *args, int flags,
 									char *errbuf, size_t errlen);

@@ -24,6 +24,7 @@
 
 #include "gpu_internal.h"
 #include "../common/balanced_path.h"
+#include "../common/key_order.h"
 
 SETOPS_DEFINE_SEARCHES(host32, int32_t, int64_t)
 SETOPS_DEFINE_SEARCHES(host64, int64_t, int64_t)
@@ -47,18 +48,6 @@ fault_kernel(int *p)
 	*p = 1;
 }
 #endif							/* SETOPS_GPU_TEST_HOOKS */
-
-int64_t
-gpu_host_first_unsorted(const void *keys, int64_t n, SetopsKeyType type)
-{
-	int64_t		i;
-
-	for (i = 1; i < n; i++)
-		if (type == SETOPS_KEY_INT64 ? ((const int64_t *) keys)[i] < ((const int64_t *) keys)[i - 1]
-			: ((const int32_t *) keys)[i] < ((const int32_t *) keys)[i - 1])
-			return i;
-	return -1;
-}
 
 double
 gpu_host_ms(void)
@@ -267,8 +256,8 @@ gpu_report_disorder(SetopsGpuSetopArgs *args, int flags, char *errbuf, size_t er
 	for (arg = 1; arg <= 2; arg++)
 	{
 		const void *keys = arg == 1 ? args->a : args->b;
-		int64_t		pos = keys ? gpu_host_first_unsorted(keys, arg == 1 ? args->na : args->nb,
-													 args->key_type) : -1;
+		int64_t		pos = keys ? setops_first_unsorted_scalar(args->key_type, keys,
+															  arg == 1 ? args->na : args->nb) : -1;
 
 		if (pos >= 0)
 		{

@@ -1,7 +1,8 @@
 /*
  * args.h
- *	  Reading arguments (arrays, packed values, stored values by identity)
- *	  and building results: args/array_io.c, packed_args.c, stored_value.c,
+ *	  Reading arguments (arrays, packed values, stored values by identity),
+ *	  the forms the engines take them in, and building results:
+ *	  args/array_io.c, packed_args.c, stored_value.c, keys_form.c,
  *	  mapped_buffer.c.  Used by funcs/ and exec/; uses engine/ only.
  */
 #ifndef SETOPS_ARGS_H
@@ -14,6 +15,8 @@ extern void setops_read_keys(Datum array, int argno, const char *fname,
 							 SetopsKeys *keys);
 extern void setops_require_sorted(const char *fname, SetopsKeys *keys);
 extern void setops_require_sorted2(const char *fname, SetopsKeys *a, SetopsKeys *b);
+extern void setops_report_unsorted_found(const char *fname, SetopsKeys *a, SetopsKeys *b,
+										 SetopsKeys *bad, int64 pos);
 extern void setops_read_values(FunctionCallInfo fcinfo, Datum array, int argno,
 							   const char *fname, int64 nkeys, int keys_argno,
 							   SetopsValues *values);
@@ -47,9 +50,7 @@ extern void setops_read_arg(FunctionCallInfo fcinfo, int argidx, int argno,
 							const char *fname, SetopsKeys *keys);
 extern void setops_read_packed(Datum datum, int argno, const char *fname,
 							   SetopsKeys *keys);
-extern void setops_keys_materialize(SetopsKeys *keys, const char *fname);
-extern void setops_keys_materialize2(SetopsKeys *a, SetopsKeys *b, const char *fname);
-extern void *setops_packed_decode(const void *packed, const char *fname, int argno);
+extern void setops_keys_decode(SetopsKeys *keys, const char *fname);
 /* NULL, or why the keys of a checked value would not ascend */
 struct PackedHeader;
 extern const char *setops_packed_decode_into(const struct PackedHeader *h, void *keys);
@@ -73,5 +74,24 @@ extern bool setops_returns_packed(FunctionCallInfo fcinfo);
 extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
 								 const char *fname);
 extern Datum setops_packed_finish(void *v, size_t size, const char *fname);
+
+/* ---- the forms the engines take (keys_form.c) ---- */
+
+/* Plain keys: a stored argument read, a packed one decoded. */
+extern void setops_keys_make_plain(SetopsKeys *keys, const char *fname);
+/* Both arguments as the CPU engine takes them: plain, a first. */
+extern void setops_keys_for_cpu(SetopsKeys *a, SetopsKeys *b, const char *fname);
+
+/* How an argument goes to the GPU service. */
+typedef enum SetopsSendForm
+{
+	SETOPS_SEND_IDENTITY,		/* its cache key alone: the cache holds its keys */
+	SETOPS_SEND_HELD,			/* read: its keys, or a packed value whole */
+	SETOPS_SEND_KEYS			/* read and decoded: its keys */
+} SetopsSendForm;
+
+extern void setops_keys_for_gpu(SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsSendForm a_send,
+								SetopsKeys *b, SetopsSendForm b_send, const char *fname);
+extern bool setops_keys_packed_undecoded(const SetopsKeys *keys);
 
 #endif							/* SETOPS_ARGS_H */

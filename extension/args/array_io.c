@@ -168,6 +168,27 @@ setops_require_sorted2(const char *fname, SetopsKeys *a, SetopsKeys *b)
 }
 
 /*
+ * An engine that checked both arguments found bad (a or b) out of order at
+ * pos: the ERROR the CPU engine gives, a's order first.  Each argument is
+ * plain or known to be in order (an argument sent by its identity was
+ * checked when put in the cache).
+ */
+void
+setops_report_unsorted_found(const char *fname, SetopsKeys *a, SetopsKeys *b, SetopsKeys *bad,
+							 int64 pos)
+{
+	/* packed values decode ascending unless their bytes were altered */
+	if (bad->form == SETOPS_KEYS_PACKED)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
+						fname, bad->argno)));
+	bad->sorted_known = true;
+	bad->first_unsorted = pos;
+	setops_require_sorted2(fname, a, b);
+}
+
+/*
  * Keys held element by element (an expanded array without its flat form):
  * one pass copies them, rejects nulls and notes the first descent.
  */
@@ -196,6 +217,7 @@ setops_read_keys(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 {
 	ArrayType  *flat;
 
+	keys->form = SETOPS_KEYS_PLAIN;
 	keys->argno = argno;
 	keys->sorted_known = false;
 	keys->first_unsorted = -1;

@@ -21,19 +21,25 @@ setops_packed_decode_into(const PackedHeader *h, void *keys)
 	return setops_packed_decode_keys(h, keys);
 }
 
-/* Decode a checked value into palloc'd keys; ERROR when it would not ascend. */
-void *
-setops_packed_decode(const void *packed, const char *fname, int argno)
+/*
+ * A packed argument decoded into palloc'd keys, plain from now on (its
+ * packed value kept); ERROR when they would not ascend.
+ */
+void
+setops_keys_decode(SetopsKeys *keys, const char *fname)
 {
-	const PackedHeader *h = (const PackedHeader *) packed;
-	void	   *keys = palloc_extended(Max(h->n, 1) * (size_t) h->key_bytes, MCXT_ALLOC_HUGE);
-	const char *msg = setops_packed_decode_into(h, keys);
+	const PackedHeader *h = (const PackedHeader *) keys->packed;
+	void	   *data = palloc_extended(Max(h->n, 1) * (size_t) h->key_bytes, MCXT_ALLOC_HUGE);
+	const char *msg = setops_packed_decode_into(h, data);
 
+	Assert(keys->form == SETOPS_KEYS_PACKED);
 	if (msg != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("%s: argument %d is a corrupt packed value: %s", fname, argno, msg)));
-	return keys;
+				 errmsg("%s: argument %d is a corrupt packed value: %s", fname, keys->argno,
+						msg)));
+	keys->data = data;
+	keys->form = SETOPS_KEYS_PLAIN;
 }
 
 /* Pack n sorted keys into a new value. */
@@ -97,6 +103,7 @@ setops_read_packed(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("%s: argument %d is a corrupt packed value: %s", fname, argno, msg)));
+	keys->form = SETOPS_KEYS_PACKED;
 	keys->type = h->key_bytes == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
 	keys->n = h->n;
 	keys->data = NULL;
@@ -113,7 +120,7 @@ setops_read_packed(Datum datum, int argno, const char *fname, SetopsKeys *keys)
 
 /*
  * Free what setops_read_packed(datum, ...) and decoding took: the keys
- * setops_packed_decode gave (keys->data) and a detoasted copy.  For callers
+ * setops_keys_decode gave (keys->data) and a detoasted copy.  For callers
  * that read many values in one memory context (comparisons while sorting,
  * GIN's extraction per row).
  */
@@ -153,29 +160,6 @@ setops_returns_packed(FunctionCallInfo fcinfo)
 	Oid			rettype = get_fn_expr_rettype(fcinfo->flinfo);
 
 	return OidIsValid(rettype) && !type_is_array(rettype);
-}
-
-/* The CPU engine needs the keys themselves: decode a packed argument. */
-void
-setops_keys_materialize(SetopsKeys *keys, const char *fname)
-{
-	double		t0;
-
-	if (keys->stored)
-		setops_read_stored(keys, fname);
-	if (keys->packed == NULL || keys->data != NULL)
-		return;
-	t0 = setops_now_ms();
-	keys->data = setops_packed_decode(keys->packed, fname, keys->argno);
-	setops_last.decode_ms += setops_now_ms() - t0;
-}
-
-/* Both arguments as keys, the first first (its errors are reported first). */
-void
-setops_keys_materialize2(SetopsKeys *a, SetopsKeys *b, const char *fname)
-{
-	setops_keys_materialize(a, fname);
-	setops_keys_materialize(b, fname);
 }
 
 const char *

@@ -7,8 +7,8 @@
  * PostgreSQL), the argument is left unread: its identity (SetopsCacheKey)
  * goes to the GPU service, which answers from its device cache; only on a
  * miss is the value read and sent, once.  Anything that needs the keys in
- * this backend (the CPU engine, a miss) reads them through
- * setops_keys_materialize.
+ * this backend (the CPU engine, a miss) reads them when it asks for their
+ * form (keys_form.c).
  *
  * The identity costs one index probe of the TOAST table for the value's
  * first chunk, whose inserting transaction and place tell apart values
@@ -373,6 +373,7 @@ setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const cha
 	}
 
 	memset(keys, 0, sizeof(*keys));
+	keys->form = SETOPS_KEYS_STORED;
 	keys->type = type;
 	keys->n = n;
 	keys->argno = argno;
@@ -393,6 +394,7 @@ setops_read_stored(SetopsKeys *keys, const char *fname)
 	Datum		datum = keys->stored;
 	SetopsCacheKey *key = keys->cache_key;
 
+	Assert(keys->form == SETOPS_KEYS_STORED);
 	if (key->packed)
 		setops_read_packed(datum, keys->argno, fname, keys);
 	else

@@ -326,6 +326,7 @@ setops_agg_add_stored_run(SetopsAggState *state, Datum row)
 		return false;
 	}
 	memset(&keys, 0, sizeof(keys));
+	keys.form = SETOPS_KEYS_PLAIN;
 	keys.type = state->type;
 	keys.data = data;
 	keys.n = n;

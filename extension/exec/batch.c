@@ -44,6 +44,16 @@ cpu_batch(const SetopsBatch *batch, void *out, int64 *out_lengths, int64 *out_po
 									  batch->b, &batch->bs, out, out_lengths, out_pos);
 }
 
+/* A pair's segment as an argument: plain keys, sorted (callers checked). */
+static SetopsKeys
+segment_keys(SetopsKeyType type, const void *data, int64 n, int argno)
+{
+	SetopsKeys	k = {.form = SETOPS_KEYS_PLAIN, .type = type, .n = n, .data = data,
+					 .argno = argno, .sorted_known = true, .first_unsorted = -1};
+
+	return k;
+}
+
 /*
  * The GPU's answer through the service, slot-sized requests of whole
  * pairs; a pair too large for a slot goes alone through the plain path
@@ -76,8 +86,8 @@ gpu_batch(const char *fname, const SetopsBatch *batch, void *out, int64 *out_len
 		{
 			const void *a = (const char *) batch->a + batch->as.starts[p] * ks;
 			const void *b = (const char *) batch->b + batch->bs.starts[p] * ks;
-			SetopsKeys	ka = {batch->type, batch->as.lengths[p], a, 1, true, -1, false};
-			SetopsKeys	kb = {batch->type, batch->bs.lengths[p], b, 2, true, -1, false};
+			SetopsKeys	ka = segment_keys(batch->type, a, batch->as.lengths[p], 1);
+			SetopsKeys	kb = segment_keys(batch->type, b, batch->bs.lengths[p], 2);
 
 			if (out_pos == NULL)
 				m = setops_run_setop(fname, batch->op, &ka, &kb, (char *) out + k * ks);

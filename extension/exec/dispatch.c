@@ -101,20 +101,8 @@ gpu_answered(const char *fname, SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsK
 		return;
 	}
 	if (args->unsorted_arg != 0)
-	{
-		SetopsKeys *bad = args->unsorted_arg == 1 ? a : b;
-
-		/* packed values decode ascending unless their bytes were altered */
-		if (bad->packed)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
-							fname, bad->argno)));
-
-		bad->sorted_known = true;
-		bad->first_unsorted = args->unsorted_pos;
-		setops_require_sorted2(fname, a, b);
-	}
+		setops_report_unsorted_found(fname, a, b, args->unsorted_arg == 1 ? a : b,
+									 args->unsorted_pos);
 	a->sorted_known = b->sorted_known = true;
 	a->first_unsorted = b->first_unsorted = -1;
 	*n = args->out_count;
@@ -122,45 +110,34 @@ gpu_answered(const char *fname, SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsK
 		*packed_size = args->out_packed_size;
 }
 
-/* A stored argument left unread is read (a packed one stays packed). */
+/* A request for op, but for its inputs (setops_keys_for_gpu fills them). */
 static void
-read_if_stored(SetopsKeys *k, const char *fname)
-{
-	if (k->stored)
-		setops_read_stored(k, fname);
-}
-
-/* An argument as the service takes it: keys, or a packed value whole. */
-static void
-args_input(SetopsKeys *k, const void **keys, const void **packed, size_t *packed_size)
-{
-	*keys = k->data;
-	*packed = k->packed && !k->data ? k->packed : NULL;
-	*packed_size = *packed ? k->packed_size : 0;
-}
-
-/* The request for a and b (those sent, send_a / send_b, by their keys). */
-static void
-args_fill(SetopsGpuSetopArgs *args, SetopsOp op, int count_mode, SetopsKeys *a, bool send_a,
-		  SetopsKeys *b, bool send_b, void *out_keys, void *out_packed, size_t packed_cap)
+request_fill(SetopsGpuSetopArgs *args, SetopsOp op, int count_mode, void *out_keys,
+			 void *out_packed, size_t packed_cap)
 {
 	memset(args, 0, sizeof(*args));
 	args->op = op;
 	args->count_mode = count_mode;
-	args->key_type = a->type;
-	args->na = a->n;
-	args->nb = b->n;
-	if (send_a)
-		args_input(a, &args->a, &args->a_packed, &args->a_packed_size);
-	if (send_b)
-		args_input(b, &args->b, &args->b_packed, &args->b_packed_size);
-	args->inputs_distinct = a->distinct_known && b->distinct_known;
-	/* an argument sent by its cache key was checked when put */
-	args->inputs_sorted = (!send_a || (a->sorted_known && a->first_unsorted < 0)) &&
-		(!send_b || (b->sorted_known && b->first_unsorted < 0));
 	args->out_keys = out_keys;
 	args->out_packed = out_packed;
 	args->out_packed_cap = packed_cap;
+}
+
+/*
+ * Does a request fit one slot of the service?  Only a request with a packed
+ * input must: keys go in chunks.
+ */
+static bool
+request_fits(const SetopsGpuSetopArgs *args)
+{
+	size_t		ks = setops_key_size(args->key_type);
+
+	if (!args->a_packed && !args->b_packed)
+		return true;
+	return setops_service_fits((args->a_packed ? args->a_packed_size : args->na * ks) +
+							   (args->b_packed ? args->b_packed_size : args->nb * ks) +
+							   (setop_output_bound(args->op, args->na, args->nb) + 64) * ks +
+							   4096);
 }
 
 /*
@@ -169,35 +146,33 @@ args_fill(SetopsGpuSetopArgs *args, SetopsOp op, int count_mode, SetopsKeys *a, 
  * then asked again; an array the cache cannot take goes with the request.
  * Returns 1 when answered, 0 when the caller must read everything and go
  * the ordinary way (a request too large for one slot), -1 when the CPU
- * must answer (auto, the GPU failed).
+ * must answer (auto, the GPU failed; or an order break).
  */
 static int
 gpu_setop_cached(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, SetopsKeys *b,
 				 void *out_keys, void *out_packed, size_t packed_cap, size_t *packed_size,
 				 int64 *n)
 {
-	bool		use_key_a = a->cache_key != NULL,
-				use_key_b = b->cache_key != NULL;
-	int			round;
+	SetopsKeys *arg[2] = {a, b};
+	SetopsSendForm send[2];
+	int			round,
+				i;
 
+	for (i = 0; i < 2; i++)
+		send[i] = arg[i]->form == SETOPS_KEYS_STORED ? SETOPS_SEND_IDENTITY : SETOPS_SEND_HELD;
 	for (round = 0; round < 3; round++)
 	{
 		SetopsGpuSetopArgs args;
 		char		errbuf[SETOPS_GPU_ERRLEN];
 		SetopsGpuStatus status;
 		int			missing;
-		int			i;
 
-		/* an argument not sent by key is read and sent */
-		if (!use_key_a)
-			read_if_stored(a, fname);
-		if (!use_key_b)
-			read_if_stored(b, fname);
-		args_fill(&args, op, count_mode, a, !use_key_a, b, !use_key_b, out_keys, out_packed,
-				  packed_cap);
-		status = setops_service_setop_cached(&args, use_key_a ? a->cache_key : NULL,
-											 use_key_b ? b->cache_key : NULL, round > 0,
-											 &missing, errbuf, sizeof(errbuf));
+		request_fill(&args, op, count_mode, out_keys, out_packed, packed_cap);
+		setops_keys_for_gpu(&args, a, send[0], b, send[1], fname);
+		status = setops_service_setop_cached(&args,
+											 send[0] == SETOPS_SEND_IDENTITY ? a->cache_key : NULL,
+											 send[1] == SETOPS_SEND_IDENTITY ? b->cache_key : NULL,
+											 round > 0, &missing, errbuf, sizeof(errbuf));
 		if (status == SETOPS_GPU_TOO_LARGE)
 			return 0;
 		if (status != SETOPS_GPU_OK)
@@ -208,53 +183,53 @@ gpu_setop_cached(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, 
 		if (missing == 0)
 		{
 			/* arrays answered from the cache were checked when put */
-			if (use_key_a)
-			{
-				a->sorted_known = true;
-				a->first_unsorted = -1;
-			}
-			if (use_key_b)
-			{
-				b->sorted_known = true;
-				b->first_unsorted = -1;
-			}
+			for (i = 0; i < 2; i++)
+				if (send[i] == SETOPS_SEND_IDENTITY)
+				{
+					arg[i]->sorted_known = true;
+					arg[i]->first_unsorted = -1;
+				}
 			gpu_answered(fname, &args, a, b, packed_size, n);
 			return *n < 0 ? -1 : 1;
 		}
 
-		/* read what is missing, and put it in the cache */
+		/* read what is missing, and put it in the cache: it holds keys */
 		for (i = 0; i < 2; i++)
 		{
-			SetopsKeys *k = i == 0 ? a : b;
-			bool	   *use_key = i == 0 ? &use_key_a : &use_key_b;
+			SetopsKeys *k = arg[i];
 			int64		pos;
 
 			if (!(missing & (i == 0 ? CACHE_MISSING_A : CACHE_MISSING_B)))
 				continue;
-			setops_keys_materialize(k, fname);
+			setops_keys_make_plain(k, fname);
 			status = setops_service_cache_put(k->cache_key, k->data, k->n, &pos,
 											  errbuf, sizeof(errbuf));
 			if (status == SETOPS_GPU_UNAVAILABLE || status == SETOPS_GPU_TOO_LARGE)
-				*use_key = false;	/* the cache cannot take it: sent with the request */
+				send[i] = SETOPS_SEND_HELD; /* the cache cannot take it: sent with the request */
 			else if (status != SETOPS_GPU_OK)
 			{
 				setops_gpu_failed(fname, status, errbuf);
 				return -1;
 			}
-			else if (pos >= 0 && count_mode == SETOPS_GPU_COUNT_OVERLAPS)
-				return -1;		/* the CPU answers: see gpu_answered */
 			else if (pos >= 0)
 			{
-				/* shape and nulls of both come first, as on the CPU */
-				setops_keys_materialize(i == 0 ? b : a, fname);
+				/* the CPU reports it, the other argument read first (overlaps:
+				 * or answers past it, see gpu_answered) */
 				k->sorted_known = true;
 				k->first_unsorted = pos;
-				setops_require_sorted2(fname, a, b);
+				return -1;
 			}
 		}
 	}
 	/* evicted as fast as put (a cache far too small): send everything */
 	return 0;
+}
+
+/* Was k found out of order while it was read? */
+static bool
+found_unsorted(const SetopsKeys *k)
+{
+	return k->sorted_known && k->first_unsorted >= 0;
 }
 
 /*
@@ -272,20 +247,22 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	SetopsGpuStatus status;
 
-	/* an order break found while copying is reported before any work */
-	if ((a->sorted_known && a->first_unsorted >= 0) ||
-		(b->sorted_known && b->first_unsorted >= 0))
-		setops_require_sorted2(fname, a, b);
+	/*
+	 * An order break found while copying: the CPU reports it before any
+	 * work, both arguments read first (overlaps: or answers past it, as for
+	 * any break).  A stored argument is not read yet, so it could not be
+	 * checked here.
+	 */
+	if (found_unsorted(a) || found_unsorted(b))
+		return false;
 
-	if (!av && (a->stored || b->stored))
+	if (!av && (a->form == SETOPS_KEYS_STORED || b->form == SETOPS_KEYS_STORED))
 	{
 		int			done = gpu_setop_cached(fname, op, count_mode, a, b, out_keys, out_packed,
 											packed_cap, packed_size, n);
 
 		if (done != 0)
 			return done > 0;
-		read_if_stored(a, fname);
-		read_if_stored(b, fname);
 	}
 
 	/*
@@ -293,18 +270,10 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 	 * pair too large for one slot of the service is decoded here instead,
 	 * and goes in chunks.
 	 */
-	if ((a->packed && !a->data) || (b->packed && !b->data))
-	{
-		Size		need = (a->data ? a->n * setops_key_size(a->type) : a->packed_size) +
-			(b->data ? b->n * setops_key_size(b->type) : b->packed_size) +
-			(setop_output_bound(op, a->n, b->n) + 64) * setops_key_size(a->type) + 4096;
-
-		if (!setops_service_fits(need))
-		{
-			setops_keys_materialize2(a, b, fname);
-		}
-	}
-	args_fill(&args, op, count_mode, a, true, b, true, out_keys, out_packed, packed_cap);
+	request_fill(&args, op, count_mode, out_keys, out_packed, packed_cap);
+	setops_keys_for_gpu(&args, a, SETOPS_SEND_HELD, b, SETOPS_SEND_HELD, fname);
+	if (!request_fits(&args))
+		setops_keys_for_gpu(&args, a, SETOPS_SEND_KEYS, b, SETOPS_SEND_KEYS, fname);
 	if (av)
 	{
 		args.a_vals = av->data;
@@ -329,7 +298,7 @@ cpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b, void *ou
 	int64		n;
 	double		t0;
 
-	setops_keys_materialize2(a, b, fname);
+	setops_keys_for_cpu(a, b, fname);
 	t0 = setops_now_ms();
 	setops_require_sorted2(fname, a, b);
 	n = setops_cpu_setop(op, a->type, a->data, a->n, b->data, b->n, out_keys, NULL);
@@ -429,7 +398,7 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 	int64		r;
 	double		t0;
 
-	setops_keys_materialize2(a, b, fname);
+	setops_keys_for_cpu(a, b, fname);
 	t0 = setops_now_ms();
 	switch (kind)
 	{
@@ -472,7 +441,7 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 	/* a multiset larger than a's cannot lie within it: no need to read */
 	if (kind == SETOPS_COUNT_CONTAINS && b->n > a->n)
 	{
-		setops_keys_materialize2(a, b, fname);
+		setops_keys_for_cpu(a, b, fname);
 		setops_require_sorted2(fname, a, b);
 		return 0;
 	}
@@ -482,7 +451,7 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 	 * at hand only: stored ones are left for the device cache)
 	 */
 	if (kind == SETOPS_COUNT_OVERLAPS && setops_device == SETOPS_DEVICE_AUTO &&
-		a->data && b->data && !a->stored && !b->stored &&
+		a->form == SETOPS_KEYS_PLAIN && b->form == SETOPS_KEYS_PLAIN &&
 		setops_cpu_overlaps_within(a->type, a->data, a->n, b->data, b->n,
 								   OVERLAPS_PROBE_STEPS) == 1)
 		return 1;
@@ -499,13 +468,6 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 			return kind == SETOPS_COUNT_CONTAINS ? (n == 0) : n;
 	}
 	return cpu_count(fname, kind, a, b);
-}
-
-/* A packed argument not decoded here (perhaps not even read yet). */
-static bool
-packed_unread(const SetopsKeys *k)
-{
-	return (k->packed && !k->data) || (k->stored && k->cache_key->packed);
 }
 
 /*
@@ -525,7 +487,7 @@ setops_run_setop_packed(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKey
 	Assert(a->type == b->type);
 	*packed = NULL;
 	*packed_size = 0;
-	if (!(packed_unread(a) && packed_unread(b)))
+	if (!(setops_keys_packed_undecoded(a) && setops_keys_packed_undecoded(b)))
 		return setops_run_setop(fname, op, a, b, out_keys);
 	if (setops_gpu_usable(fname, a->n + b->n))
 	{

@@ -216,7 +216,7 @@ agg_trans(FunctionCallInfo fcinfo, SetopsOp op)
 	}
 	/* every row is checked, even once an intersection is empty */
 	setops_read_arg(fcinfo, 1, 1, fname, &row);
-	setops_keys_materialize(&row, fname);
+	setops_keys_make_plain(&row, fname);
 	setops_require_sorted(fname, &row);
 	if (state == NULL)
 	{

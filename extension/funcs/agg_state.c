@@ -132,7 +132,6 @@ setops_agg_state_in(PG_FUNCTION_ARGS)
 	elemtype = setops_key_elemtype((SetopsKeyType) type);
 	arr = DatumGetArrayTypeP(OidInputFunctionCall(F_ARRAY_IN, keys_text, elemtype, -1));
 	setops_read_keys(PointerGetDatum(arr), 1, "setops_agg_state", &keys);
-	setops_keys_materialize(&keys, "setops_agg_state");
 	wire = wire_alloc(op, type, keys.n);
 	memcpy(wire + 1, keys.data, keys.n * setops_key_size(type));
 	check_keys_sorted(wire);

@@ -51,7 +51,7 @@ static void
 read_decoded(FunctionCallInfo fcinfo, int argidx, const char *fname, SetopsKeys *keys)
 {
 	setops_read_packed(PG_GETARG_DATUM(argidx), argidx + 1, fname, keys);
-	keys->data = setops_packed_decode(keys->packed, fname, argidx + 1);
+	setops_keys_decode(keys, fname);
 }
 
 /* Position of the first key where a and b differ, within their first n. */
@@ -135,8 +135,8 @@ packed_compare(FunctionCallInfo fcinfo, const char *fname, bool eq_only)
 		r = first_key_cmp(&a, &b);
 		if (r == 2)
 		{
-			a.data = setops_packed_decode(a.packed, fname, 1);
-			b.data = setops_packed_decode(b.packed, fname, 2);
+			setops_keys_decode(&a, fname);
+			setops_keys_decode(&b, fname);
 			r = keys_cmp(&a, &b);
 		}
 	}

@@ -86,7 +86,7 @@ setops_packed_out(PG_FUNCTION_ARGS)
 	int64		i;
 
 	setops_read_packed(PG_GETARG_DATUM(0), 1, "packed_out", &keys);
-	setops_keys_materialize(&keys, "packed_out");
+	setops_keys_make_plain(&keys, "packed_out");
 	initStringInfo(&buf);
 	appendStringInfoChar(&buf, '{');
 	for (i = 0; i < keys.n; i++)

@@ -73,14 +73,18 @@ static uint64 epoch[SERVICE_MAX_DEVICES];
 
 /* ---- where entries live: the device's buffers (device_ops.h) ---- */
 
+/*
+ * Buffer operations act on the current device: make device current.  With
+ * now, its context's epoch too (0 when it cannot be used).
+ */
 static SetopsGpuStatus
-store_alloc(int device, Size bytes, void **p, char *errbuf, size_t errlen)
+on_device(int device, uint64 *now, char *errbuf, size_t errlen)
 {
 	SetopsGpuStatus status = service_device->use(device, errbuf, errlen);
 
-	if (status != SETOPS_GPU_OK)
-		return status;
-	return service_device->buffer_alloc(bytes, p, errbuf, errlen);
+	if (now != NULL)
+		*now = status == SETOPS_GPU_OK ? service_device->epoch() : 0;
+	return status;
 }
 
 /* Free p, allocated on device in context epoch: not if the device was reset since. */
@@ -88,43 +92,10 @@ static void
 store_free(int device, uint64 alloc_epoch, void *p)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
+	uint64		now;
 
-	if (service_device->use(device, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK &&
-		service_device->epoch() == alloc_epoch)
+	if (on_device(device, &now, errbuf, sizeof(errbuf)) == SETOPS_GPU_OK && now == alloc_epoch)
 		service_device->buffer_free(p);
-}
-
-/* The device's context now (0 when it cannot be used). */
-static uint64
-current_epoch(int device)
-{
-	char		errbuf[SETOPS_GPU_ERRLEN];
-
-	if (service_device->use(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
-		return 0;
-	return service_device->epoch();
-}
-
-static SetopsGpuStatus
-store_write(int device, void *p, Size offset, const void *src, Size bytes, char *errbuf,
-			size_t errlen)
-{
-	SetopsGpuStatus status = service_device->use(device, errbuf, errlen);
-
-	if (status != SETOPS_GPU_OK)
-		return status;
-	return service_device->buffer_write(p, offset, src, bytes, errbuf, errlen);
-}
-
-static SetopsGpuStatus
-store_first_unsorted(int device, SetopsKeyType type, const void *p, int64 n, int64 *pos,
-					 char *errbuf, size_t errlen)
-{
-	SetopsGpuStatus status = service_device->use(device, errbuf, errlen);
-
-	if (status != SETOPS_GPU_OK)
-		return status;
-	return service_device->keys_first_unsorted(type, p, n, pos, errbuf, errlen);
 }
 
 /* ---- bookkeeping ---- */
@@ -204,9 +175,8 @@ check_epoch(int device)
 	dlist_mutable_iter iter;
 	int			i;
 
-	if (service_device->use(device, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
+	if (on_device(device, &now, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		return;
-	now = service_device->epoch();
 	if (now == epoch[device])
 		return;
 	dlist_foreach_modify(iter, &lru)
@@ -289,6 +259,7 @@ void
 service_cache_init(void)
 {
 	HASHCTL		ctl;
+	char		errbuf[SETOPS_GPU_ERRLEN];
 
 	cache_cxt = AllocSetContextCreate(TopMemoryContext, "setops device cache",
 									  ALLOCSET_DEFAULT_SIZES);
@@ -301,7 +272,7 @@ service_cache_init(void)
 	pending = MemoryContextAllocZero(cache_cxt, sizeof(PendingPut) * setops_service->nslots);
 	ndev = Min(setops_service->ndevices, SERVICE_MAX_DEVICES);
 	for (int d = 0; d < ndev; d++)
-		epoch[d] = current_epoch(d);
+		(void) on_device(d, &epoch[d], errbuf, sizeof(errbuf));
 	service_cache_configure();
 }
 
@@ -426,14 +397,16 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 			{
 				CacheEntry *e;
 
-				p->epoch = current_epoch(device);
-				status = store_alloc(device, bytes, &p->keys, errbuf, errlen);
-				/* other device memory (the pools) may leave less than capacity: evict more */
-				while (status == SETOPS_GPU_OUT_OF_MEMORY && (e = oldest_on(device)) != NULL)
+				for (;;)
 				{
+					status = on_device(device, &p->epoch, errbuf, errlen);
+					if (status == SETOPS_GPU_OK)
+						status = service_device->buffer_alloc(bytes, &p->keys, errbuf, errlen);
+					/* other device memory (the pools) may leave less than capacity: evict more */
+					if (status != SETOPS_GPU_OUT_OF_MEMORY || (e = oldest_on(device)) == NULL)
+						break;
 					drop_entry(e, true);
 					publish(device, count_evictions, 1);
-					status = store_alloc(device, bytes, &p->keys, errbuf, errlen);
 				}
 				if (status == SETOPS_GPU_OUT_OF_MEMORY)
 					status = SETOPS_GPU_UNAVAILABLE;	/* sent with the request instead */
@@ -472,16 +445,21 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		status = SETOPS_GPU_ERROR;
 	}
 	if (status == SETOPS_GPU_OK && !p->skip)
-		status = store_write(p->device, p->keys, r->offset * ks,
-							 service_slot_data(slot) + r->off_keys, r->n * ks,
-							 errbuf, errlen);
-	/* the last piece: order checked once, then the entry answers */
+		status = on_device(p->device, NULL, errbuf, errlen);
+	if (status == SETOPS_GPU_OK && !p->skip)
+		status = service_device->buffer_write(p->keys, r->offset * ks,
+											  service_slot_data(slot) + r->off_keys, r->n * ks,
+											  errbuf, errlen);
+	/*
+	 * The last piece, on the device just written to: order checked once,
+	 * then the entry answers.
+	 */
 	if (status == SETOPS_GPU_OK && !p->skip && r->offset + r->n == p->n)
 	{
 		int64		pos;
 
-		status = store_first_unsorted(p->device, (SetopsKeyType) r->key_type, p->keys, p->n,
-									  &pos, errbuf, errlen);
+		status = service_device->keys_first_unsorted((SetopsKeyType) r->key_type, p->keys, p->n,
+													 &pos, errbuf, errlen);
 		if (status == SETOPS_GPU_OK && pos >= 0)
 		{
 			slot->unsorted_arg = 1;

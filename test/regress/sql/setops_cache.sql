@@ -132,6 +132,21 @@ SELECT pg_temp.reuse_right() AS right_after_cluster;
 SELECT pg_temp.reuse_right() AS cached_again;
 SELECT array_intersect_gpu(k, ARRAY[3, 2, 1]) FROM cache_reuse;
 SELECT array_union_gpu(ARRAY[5, 4], k) FROM cache_reuse;
+-- ... one built element by element (its order known as it is read): the
+-- same error, the cached one read first; overlaps answers past the break,
+-- with a cached argument or without, on every device as on the CPU
+CREATE FUNCTION pg_temp.built(VARIADIC keys int4[]) RETURNS int4[] LANGUAGE plpgsql AS $$
+DECLARE
+  r int4[] := '{}';
+BEGIN
+  FOR i IN 1..cardinality(keys) LOOP r[i] := keys[i]; END LOOP;
+  RETURN r;
+END $$;
+SELECT array_intersect_gpu(k, pg_temp.built(9, 5)) FROM cache_reuse;
+SELECT array_intersect_count(k, pg_temp.built(9, 5)) FROM cache_reuse;
+SELECT array_overlaps(k, pg_temp.built(13, 9, 5)) AS overlaps_past_break FROM cache_reuse;
+SELECT array_overlaps(pg_temp.built(1, 3, 2), '{1}'::int4[]) AS overlaps_past_break;
+SELECT array_overlaps(pg_temp.built(1, 3, 2), '{7,8}'::int4[]);
 
 SELECT within_capacity FROM pg_temp.cache();
 DROP TABLE cache_t, cache_bad, cache_reuse;
