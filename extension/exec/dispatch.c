@@ -343,6 +343,25 @@ count_part(void *arg, int part)
 }
 
 /*
+ * How the intersection count would split over setops.cpu_threads threads
+ * (inputs large enough, keys that take the SIMD windows): the parts' cuts
+ * into c; 0 when it runs on one thread, -1 at an order break seen at a cut.
+ */
+static int
+count_plan(SetopsKeys *a, SetopsKeys *b, CountParts *c)
+{
+	int			parts = Min(setops_cpu_threads, SETOPS_COPY_THREADS_MAX);
+
+	if (parts < 2 || a->n + b->n < CPU_COUNT_PARALLEL_MIN)
+		return 0;
+	c->type = a->type;
+	c->a = a->data;
+	c->b = b->data;
+	return setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, parts, c->a_cut,
+								  c->b_cut);
+}
+
+/*
  * The intersection count, over setops.cpu_threads threads when the inputs
  * are large and take the SIMD windows: one pass over memory at a core's
  * bandwidth is the single-threaded count's floor.  -1 at an order break.
@@ -356,16 +375,8 @@ cpu_intersect_count(SetopsKeys *a, SetopsKeys *b)
 	void	   *scratch;
 	int64		r;
 	int			p,
-				split = 0;
+				split = count_plan(a, b, &c);
 
-	if (parts > 1 && a->n + b->n >= CPU_COUNT_PARALLEL_MIN)
-	{
-		c.type = a->type;
-		c.a = a->data;
-		c.b = b->data;
-		split = setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, parts,
-									   c.a_cut, c.b_cut);
-	}
 	if (split < 0)
 		return -1;
 	if (split > 0)
@@ -384,6 +395,29 @@ cpu_intersect_count(SetopsKeys *a, SetopsKeys *b)
 	r = setops_cpu_intersect_count(a->type, a->data, a->n, b->data, b->n, scratch);
 	pfree(scratch);
 	return r;
+}
+
+/*
+ * auto: whether the CPU engine counts arrays held in this backend faster
+ * than the GPU could.  The count reads its inputs once; the GPU service
+ * must first copy them through host memory twice (into its shared memory,
+ * then across PCIe) for an answer of 8 bytes, so from AUTO_CPU_COUNT_THREADS
+ * threads on, where the count splits over them, the CPU is the faster
+ * (H100 host, 16M + 16M int4: 8.5 ms on 4 threads, 4.8 on 16, 11.4 through
+ * the GPU, 26.9 on one thread: docs/performance.md).  Stored arrays stay
+ * with the device cache, packed ones cross compressed.
+ */
+#define AUTO_CPU_COUNT_THREADS 4
+
+static bool
+count_on_cpu_first(SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
+{
+	CountParts	c;
+
+	return kind == SETOPS_COUNT_INTERSECT && setops_device == SETOPS_DEVICE_AUTO &&
+		setops_cpu_threads >= AUTO_CPU_COUNT_THREADS &&
+		a->form == SETOPS_KEYS_PLAIN && b->form == SETOPS_KEYS_PLAIN &&
+		count_plan(a, b, &c) != 0;
 }
 
 /*
@@ -455,6 +489,8 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 		setops_cpu_overlaps_within(a->type, a->data, a->n, b->data, b->n,
 								   OVERLAPS_PROBE_STEPS) == 1)
 		return 1;
+	if (count_on_cpu_first(kind, a, b))
+		return cpu_count(fname, kind, a, b);
 	if (setops_gpu_usable(fname, a->n + b->n))
 	{
 		int64		n;

@@ -19,9 +19,14 @@
 #            intarray's gin__int_ops: `@>` lookups of two keys, each
 #            answer set compared.
 #
+# COUNT_BENCH_THREADS (default "4"): the vars part once per setops.cpu_threads
+# value listed (the CPU engine's count splits over them; in auto mode a
+# count of arrays at hand runs there), each row's device then named with
+# its threads ("auto 16t").
 # COUNT_BENCH_PARTS (default "vars stored index") picks the parts.  For
-# count and build, the median time split of setops_last_timing() follows
-# the table (read, upload, kernel, download, result, total: ms).
+# count and build, where they ran (ran_on) and the median time split of
+# setops_last_timing() follow (read, upload, kernel, download, result,
+# total: ms).
 #
 # Keys are sorted and distinct (intarray's set semantics and setops'
 # multiset semantics then agree), never all zero.  Needs a running cluster
@@ -37,7 +42,8 @@ has() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
 has vars && vars=1 || vars=0
 has stored && stored=1 || stored=0
-PGOPTIONS="${PGOPTIONS:-} -c bench.n=$n -c bench.runs=$runs -c bench.dev=$dev -c bench.vars=$vars -c bench.stored=$stored" \
+threads=${COUNT_BENCH_THREADS:-4}
+PGOPTIONS="${PGOPTIONS:-} -c bench.n=$n -c bench.runs=$runs -c bench.dev=$dev -c bench.vars=$vars -c bench.stored=$stored -c bench.threads=${threads// /,}" \
 	psql -Xq -v ON_ERROR_STOP=1 -v n="$n" -v rows="$rows" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS setops;
 CREATE EXTENSION IF NOT EXISTS intarray;
@@ -53,7 +59,7 @@ CREATE FUNCTION keys(n int) RETURNS int4[] LANGUAGE sql VOLATILE
 AS $$ SELECT coalesce(array_agg((i * 4 + floor(random() * 4))::int4 ORDER BY i), '{}')
       FROM generate_series(0, n - 1) i $$;
 CREATE TABLE results (part text, form text, device text, ms float8[], answer text,
-                      split float8[]);
+                      split float8[], ran text);
 
 -- vars: each form in turn, `runs` times, on the same two variables
 DO $$
@@ -70,6 +76,10 @@ DECLARE
     ans text;
     dev text;
     f text;
+    threads int[] := string_to_array(current_setting('bench.threads'), ',')::int[];
+    th int;
+    label text;
+    ran text;
 BEGIN
     IF NOT current_setting('bench.vars')::bool THEN
         RETURN;
@@ -77,11 +87,14 @@ BEGIN
     -- the first keys match, nothing else need be read
     first_a := '{-1}'::int4[] || a;
     first_b := '{-1}'::int4[] || b;
+    FOREACH th IN ARRAY threads LOOP
+    PERFORM set_config('setops.cpu_threads', th::text, true);
     FOREACH dev IN ARRAY ARRAY['cpu', current_setting('bench.dev')] LOOP
         PERFORM set_config('setops.device', dev, true);
+        label := CASE WHEN cardinality(threads) > 1 THEN dev || ' ' || th || 't' ELSE dev END;
         FOREACH f IN ARRAY ARRAY['count', 'build', 'intarray', 'overlaps, first keys match',
                                  'overlaps, disjoint'] LOOP
-            CONTINUE WHEN f = 'intarray' AND dev <> 'cpu';
+            CONTINUE WHEN f = 'intarray' AND (dev <> 'cpu' OR th <> threads[1]);
             FOR i IN 0 .. runs LOOP			-- run 0 warms up
                 t := clock_timestamp();
                 ans := CASE f WHEN 'count' THEN array_intersect_count(a, b)::text
@@ -90,14 +103,16 @@ BEGIN
                               WHEN 'overlaps, first keys match' THEN array_overlaps(first_a, first_b)::text
                               ELSE array_overlaps(a, array_fill(-5, ARRAY[1]) || '{-3}')::text END;
                 ms := extract(epoch FROM clock_timestamp() - t) * 1000;
-                SELECT ARRAY[read_ms, upload_ms, kernel_ms, download_ms, result_ms, total_ms] INTO sp
-                FROM setops_last_timing();
+                SELECT ARRAY[read_ms, upload_ms, kernel_ms, download_ms, result_ms, total_ms], device
+                INTO sp, ran FROM setops_last_timing();
                 IF i > 0 THEN
-                    INSERT INTO results VALUES ('vars', f, CASE WHEN f = 'intarray' THEN '-' ELSE dev END,
-                                                ARRAY[ms], ans, CASE WHEN f IN ('count', 'build') THEN sp END);
+                    INSERT INTO results VALUES ('vars', f, CASE WHEN f = 'intarray' THEN '-' ELSE label END,
+                                                ARRAY[ms], ans, CASE WHEN f IN ('count', 'build') THEN sp END,
+                                                CASE WHEN f IN ('count', 'build') THEN ran END);
                 END IF;
             END LOOP;
         END LOOP;
+    END LOOP;
     END LOOP;
 END $$ ;
 
@@ -151,7 +166,7 @@ SET search_path = setops_count_bench, public;
 \echo == vars and stored: medians (ms)
 SELECT part, regexp_replace(form, ' rows .*', '') AS form, device, count(*) AS runs,
        round(median(array_agg(ms[1]))::numeric, 3) AS median_ms,
-       min(answer) AS answer
+       min(answer) AS answer, string_agg(DISTINCT ran, ',') AS ran_on
 FROM results GROUP BY 1, 2, 3 ORDER BY 1 DESC, 2, 3;
 \echo == ratios (median against median)
 WITH m AS (SELECT part, regexp_replace(form, ' rows .*', '') AS form, device,

@@ -576,7 +576,8 @@ main(int argc, char **argv)
 		 (int64_t) 64 << 20, (int64_t) 256 << 20})
 		if (n <= max_n)
 			bench_size<int32_t>(n);
-	for (int64_t n : {(int64_t) 1 << 20, (int64_t) 64 << 20})
+	for (int64_t n : {(int64_t) 1 << 20, (int64_t) 16 << 20, (int64_t) 64 << 20,
+		 (int64_t) 256 << 20})
 		if (n <= max_n)
 			bench_size<int64_t>(n);
 	if (!count_only && !no_skew)

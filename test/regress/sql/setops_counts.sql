@@ -90,6 +90,14 @@ SET setops.cpu_threads = 3;
 SELECT array_intersect_count(a, b) AS three_threads, array_jaccard(a, b) AS jaccard FROM big_pair;
 SELECT array_intersect_count(a, b[1:1500000] || '{5}'::int4[] || b[1500001:]) FROM big_pair;
 RESET setops.cpu_threads;
+-- auto: such a count of arrays at hand (slices: computed, not stored) runs
+-- on the CPU engine's threads whether or not a GPU service runs (through
+-- it the arrays would cross host memory twice for an answer of 8 bytes)
+SET setops.device = auto;
+SELECT array_intersect_count(a[1:2100000], b[1:2100000]) AS auto_count,
+       (SELECT device FROM setops_last_timing()) AS device
+FROM big_pair;
+RESET setops.device;
 DROP TABLE big_pair;
 -- contains checks the order of both before it answers
 SELECT array_contains('{1,2,3,5,4}'::int4[], '{1}'::int4[]);
