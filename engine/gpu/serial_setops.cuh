@@ -162,29 +162,28 @@ struct WalkHeads
 };
 
 /*
- * keys: the tile in shared memory, A at [.., a_end), B at [.., b_end).
- * ai and bi index keys; the thread stops when ai + bi reaches end (ai and
- * bi are left where the walk stopped).  src[i] receives the shared-memory
- * index of slot i's candidate.  Every operation's output follows from the
- * advance flags without branches.
+ * The walk every kind shares.  keys: the tile in shared memory, A at
+ * [.., a_end), B at [.., b_end); ai and bi index keys; the thread stops
+ * when ai + bi reaches end (ai and bi are left where the walk stopped).
+ * slot(i, x, y, take_a, take_b, heads) sees each slot that runs, the heads
+ * still on its keys.  A merge (Merge) keeps both copies of a match, one a
+ * slot.
  *
  * In a full tile (RangeCheck false) every thread has at least VT - 1
- * elements, so at least (VT - 1) / 2 slots: those iterations skip the end
+ * elements, so at least MinSlots slots: those iterations skip the end
  * test.
  */
-template <SetopsOp Op, int VT, bool RangeCheck, typename Key>
-__device__ __forceinline__ unsigned
-serial_setop(const Key *keys, int &ai, int a_end, int &bi, int b_end, int end,
-			 Key (&results)[VT], int (&src)[VT], OrderWatch<Key> &w)
+template <int VT, int MinSlots, bool RangeCheck, bool Merge, typename Key, typename Slot>
+__device__ __forceinline__ void
+serial_walk(const Key *keys, int &ai, int a_end, int &bi, int b_end, int end,
+			OrderWatch<Key> &w, Slot &&slot)
 {
-	const int	min_slots = Op == SETOPS_OP_MERGE ? VT - 1 : (VT - 1) / 2;
 	WalkHeads<Key> h(keys, ai, a_end, bi, b_end, end);
-	unsigned	commit = 0;
 
 #pragma unroll
 	for (int i = 0; i < VT; ++i)
 	{
-		if ((!RangeCheck && i < min_slots) || h.before_end())
+		if ((!RangeCheck && i < MinSlots) || h.before_end())
 		{
 			Key			x,
 						y;
@@ -192,6 +191,33 @@ serial_setop(const Key *keys, int &ai, int a_end, int &bi, int b_end, int end,
 						take_b;
 
 			serial_step<RangeCheck>(h.pa, h.a_end, h.pb, h.b_end, x, y, take_a, take_b, w);
+			slot(i, x, y, take_a, take_b, h);
+			/* a matched pair fills one slot; a merge keeps both copies */
+			h.advance(take_a, Merge ? !take_a : take_b);
+		}
+	}
+	ai = h.index(h.pa);
+	bi = h.index(h.pb);
+}
+
+/*
+ * An operation's walk: slot i's candidate output goes to results[i] (and
+ * src[i] its shared-memory index) whatever happens, and bit i of the
+ * returned commit mask says whether it is kept.  Every operation's output
+ * follows from the advance flags without branches.
+ */
+template <SetopsOp Op, int VT, bool RangeCheck, typename Key>
+__device__ __forceinline__ unsigned
+serial_setop(const Key *keys, int &ai, int a_end, int &bi, int b_end, int end,
+			 Key (&results)[VT], int (&src)[VT], OrderWatch<Key> &w)
+{
+	const bool	Merge = Op == SETOPS_OP_MERGE;
+	unsigned	commit = 0;
+
+	serial_walk<VT, Merge ? VT - 1 : (VT - 1) / 2, RangeCheck, Merge>(
+		keys, ai, a_end, bi, b_end, end, w,
+		[&](int i, Key x, Key y, bool take_a, bool take_b, const WalkHeads<Key> &h)
+		{
 			switch (Op)
 			{
 				case SETOPS_OP_INTERSECT:
@@ -217,13 +243,7 @@ serial_setop(const Key *keys, int &ai, int a_end, int &bi, int b_end, int end,
 					commit |= (unsigned) (take_a != take_b) << i;
 					break;
 			}
-
-			/* a matched pair fills one slot; a merge keeps both copies */
-			h.advance(take_a, Op == SETOPS_OP_MERGE ? !take_a : take_b);
-		}
-	}
-	ai = h.index(h.pa);
-	bi = h.index(h.pb);
+		});
 	return commit;
 }
 
@@ -237,28 +257,12 @@ __device__ __forceinline__ int
 serial_count(const Key *keys, int &ai, int a_end, int &bi, int b_end, int end,
 			 OrderWatch<Key> &w)
 {
-	const int	min_slots = (VT - 1) / 2;
-	WalkHeads<Key> h(keys, ai, a_end, bi, b_end, end);
 	int			slots = 0;
 	int			taken = -(ai + bi);
 
-#pragma unroll
-	for (int i = 0; i < VT; ++i)
-	{
-		if ((!RangeCheck && i < min_slots) || h.before_end())
-		{
-			Key			x,
-						y;
-			bool		take_a,
-						take_b;
-
-			serial_step<RangeCheck>(h.pa, h.a_end, h.pb, h.b_end, x, y, take_a, take_b, w);
-			h.advance(take_a, take_b);
-			slots++;
-		}
-	}
-	ai = h.index(h.pa);
-	bi = h.index(h.pb);
+	serial_walk<VT, (VT - 1) / 2, RangeCheck, false>(
+		keys, ai, a_end, bi, b_end, end, w,
+		[&](int, Key, Key, bool, bool, const WalkHeads<Key> &) { slots++; });
 	taken += ai + bi;
 	return taken - slots;
 }

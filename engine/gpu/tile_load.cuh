@@ -12,6 +12,7 @@
 #define SETOPS_TILE_LOAD_CUH
 
 #include <stdint.h>
+#include <type_traits>
 
 #include "gpu_internal.h"
 #include "partition.cuh"
@@ -469,9 +470,31 @@ walk_end_flags(const ThreadRange &t, int ai, int bi)
 }
 
 /*
- * Each thread's key-rank slots of the loaded tile through the serial set
- * operation, its keys' order checked on the way (bad).  Returns the commit
- * mask; results / src as serial_setop gives them.  Contains a barrier.
+ * Each thread's walk of the loaded tile (serial_setops.cuh): its range,
+ * then walk(range_check, ai, bi, range, watch) with range_check a
+ * compile-time bool (the tile loaded no sentinel), the keys' order checked
+ * on the way (bad).  Returns what the walk returns.  Contains a barrier.
+ */
+template <typename Key, bool Duplicates, bool IsMerge, typename Shape, typename Sync, typename Walk>
+__device__ __forceinline__ auto
+tile_walk(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
+		  const TileBefore<Key> &before, unsigned &bad, Walk &&walk)
+{
+	ThreadRange t = tile_thread_range<Key, Duplicates, IsMerge, Shape, Sync>(
+		keys, r, s_start_a, s_start_b, before, bad);
+	int			ai = t.ai,
+				bi = t.bi;
+	OrderWatch<Key> w = order_watch_start(keys, ai, bi);
+	auto		result = r.ext ? walk(std::false_type(), ai, bi, t, w) :
+		walk(std::true_type(), ai, bi, t, w);
+
+	bad |= w.down() | walk_end_flags(t, ai, bi);
+	return result;
+}
+
+/*
+ * Each thread's key-rank slots through the serial set operation.  Returns
+ * the commit mask; results / src as serial_setop gives them.
  */
 template <typename Key, SetopsOp Op, bool Duplicates, typename Shape = TileShape<Key>,
 		  typename Sync = BlockSync>
@@ -480,47 +503,28 @@ tile_serial(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
 			const TileBefore<Key> &before, Key (&results)[Shape::VT], int (&src)[Shape::VT],
 			unsigned &bad)
 {
-	const int	VT = Shape::VT;
-	ThreadRange t = tile_thread_range<Key, Duplicates, Op == SETOPS_OP_MERGE, Shape, Sync>(
-		keys, r, s_start_a, s_start_b, before, bad);
-	int			ai = t.ai,
-				bi = t.bi;
-	OrderWatch<Key> w = order_watch_start(keys, ai, bi);
-	unsigned	commit;
-
-	if (r.ext)
-		commit = serial_setop<Op, VT, false>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop,
-											 results, src, w);
-	else
-		commit = serial_setop<Op, VT, true>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop,
-											results, src, w);
-	bad |= w.down() | walk_end_flags(t, ai, bi);
-	return commit;
+	return tile_walk<Key, Duplicates, Op == SETOPS_OP_MERGE, Shape, Sync>(
+		keys, r, s_start_a, s_start_b, before, bad,
+		[&](auto range_check, int &ai, int &bi, const ThreadRange &t, OrderWatch<Key> &w)
+		{
+			return serial_setop<Op, Shape::VT, decltype(range_check)::value>(
+				keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop, results, src, w);
+		});
 }
 
-/*
- * The same walk counting matches instead of committing slots (counts need
- * no commit mask, so VT is not bounded by its 32 bits).
- */
+/* The same walk counting matches instead of committing slots. */
 template <typename Key, bool Duplicates, typename Shape>
 __device__ __forceinline__ int
 tile_count(const Key *keys, const TileRange &r, int *s_start_a, int *s_start_b,
 		   const TileBefore<Key> &before, unsigned &bad)
 {
-	const int	VT = Shape::VT;
-	ThreadRange t = tile_thread_range<Key, Duplicates, false, Shape, BlockSync>(
-		keys, r, s_start_a, s_start_b, before, bad);
-	int			ai = t.ai,
-				bi = t.bi;
-	OrderWatch<Key> w = order_watch_start(keys, ai, bi);
-	int			matches;
-
-	if (r.ext)
-		matches = serial_count<VT, false>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop, w);
-	else
-		matches = serial_count<VT, true>(keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop, w);
-	bad |= w.down() | walk_end_flags(t, ai, bi);
-	return matches;
+	return tile_walk<Key, Duplicates, false, Shape, BlockSync>(
+		keys, r, s_start_a, s_start_b, before, bad,
+		[&](auto range_check, int &ai, int &bi, const ThreadRange &t, OrderWatch<Key> &w)
+		{
+			return serial_count<Shape::VT, decltype(range_check)::value>(
+				keys, ai, t.a_end, bi, t.b_end, t.a_stop + t.b_stop, w);
+		});
 }
 
 }								/* namespace setops */
