@@ -201,7 +201,12 @@ setop_stream_kernel(TileParams<Key> p)
 	__syncthreads();			/* the copy barriers, before the lead warp's first copy */
 	grid_wait_previous();		/* the partition, and the zeroed scratch */
 	if (lead)
+	{
 		lead_take(p, buf[0].keys, &bars[0], &s_taken[0]);
+#ifndef SETOPS_BULK_COPY
+		copy_async_wait<0>();	/* before sm_90 the workers wait on the barrier, not the copy */
+#endif
+	}
 
 	for (int i = 0;; i++)
 	{
