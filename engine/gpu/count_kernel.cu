@@ -25,6 +25,7 @@
 
 #include "gpu_internal.h"
 #include "tile_load.cuh"
+#include "warp_sum.cuh"
 
 namespace setops
 {
@@ -79,7 +80,6 @@ count_tile_kernel(CountParams<Key> p)
 {
 	typedef CountShape<Key> Shape;
 	const int	NT = Shape::NT;
-	const unsigned full = 0xffffffffu;
 	const bool	Overlaps = Mode == SETOPS_GPU_COUNT_OVERLAPS;
 	const bool	PerTile = Mode != SETOPS_GPU_COUNT_INTERSECT;	/* a block sum each tile */
 	__shared__ __align__(128) Key keys[2][tile_shared_keys<Key, Shape>()];
@@ -148,7 +148,7 @@ count_tile_kernel(CountParams<Key> p)
 			atomicOr(&p.results->unsorted, (int) bad);
 		if (PerTile)
 		{
-			tile_matches = __reduce_add_sync(full, tile_matches);
+			tile_matches = warp_sum(tile_matches);
 			if ((tid & 31) == 0)
 				s_warp[tid >> 5] = tile_matches;
 		}
@@ -175,7 +175,7 @@ count_tile_kernel(CountParams<Key> p)
 	}
 	if (!PerTile)
 	{
-		matches = __reduce_add_sync(full, matches);
+		matches = warp_sum(matches);
 		if ((tid & 31) == 0 && matches > 0)
 			atomicAdd(&p.results->total, matches);
 	}

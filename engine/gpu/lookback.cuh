@@ -23,6 +23,8 @@
 #include <cuda/atomic>
 #include <stdint.h>
 
+#include "warp_sum.cuh"
+
 namespace setops
 {
 
@@ -102,9 +104,7 @@ tile_predecessors_sum(TileWord *desc, int tile)
 		p_mask = __ballot_sync(full, status == TILE_P);
 		nearest_p = p_mask ? __ffs(p_mask) - 1 : 32;
 		v = lane <= nearest_p ? (long long) (w >> 2) : 0;
-		for (int offset = 16; offset > 0; offset >>= 1)
-			v += __shfl_down_sync(full, v, offset);
-		exclusive += __shfl_sync(full, v, 0);
+		exclusive += warp_sum(v);
 		if (p_mask)
 			return exclusive;
 		window -= 32;

@@ -33,6 +33,7 @@
 #include "gpu_internal.h"
 #include "tile_load.cuh"
 #include "compact.cuh"
+#include "warp_sum.cuh"
 
 namespace setops
 {
@@ -85,10 +86,8 @@ struct SkewParams
 __device__ __forceinline__ void
 count_kept(unsigned commit, SetopResults *results)
 {
-	int			kept = __popc(commit);
+	int			kept = warp_sum(__popc(commit));
 
-	for (int offset = 16; offset > 0; offset >>= 1)
-		kept += __shfl_down_sync(0xffffffffu, kept, offset);
 	if ((threadIdx.x & 31) == 0 && kept)
 		atomicAdd(&results->total, kept);
 }
