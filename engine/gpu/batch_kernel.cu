@@ -41,6 +41,7 @@
 #include "partition.cuh"
 #include "lookback.cuh"
 #include "compact.cuh"
+#include "instances.cuh"
 
 namespace setops
 {
@@ -660,34 +661,6 @@ launch_batch(BatchLaunchParams p, bool probe, cudaStream_t stream)
 	return cudaGetLastError();
 }
 
-template <typename Key, SetopsOp Op>
-static cudaError_t
-dispatch_pos(BatchLaunchParams p, bool probe, cudaStream_t stream)
-{
-	return p.out_pos ? launch_batch<Key, Op, true>(p, probe, stream)
-		: launch_batch<Key, Op, false>(p, probe, stream);
-}
-
-template <typename Key>
-static cudaError_t
-dispatch_batch_op(SetopsOp op, BatchLaunchParams p, bool probe, cudaStream_t stream)
-{
-	switch (op)
-	{
-		case SETOPS_OP_INTERSECT:
-			return dispatch_pos<Key, SETOPS_OP_INTERSECT>(p, probe, stream);
-		case SETOPS_OP_UNION:
-			return dispatch_pos<Key, SETOPS_OP_UNION>(p, probe, stream);
-		case SETOPS_OP_DIFFERENCE:
-			return dispatch_pos<Key, SETOPS_OP_DIFFERENCE>(p, probe, stream);
-		case SETOPS_OP_SYMDIFF:
-			return dispatch_pos<Key, SETOPS_OP_SYMDIFF>(p, probe, stream);
-		case SETOPS_OP_MERGE:
-			return dispatch_pos<Key, SETOPS_OP_MERGE>(p, probe, stream);
-	}
-	return cudaErrorInvalidValue;
-}
-
 }								/* namespace setops */
 
 using namespace setops;
@@ -723,7 +696,14 @@ batch_enqueue(SetopsOp op, SetopsKeyType key_type, bool probe, BatchLaunchParams
 	err = cudaMemsetAsync(scratch, 0, zeroed, stream);
 	if (err != cudaSuccess || p.num_tiles == 0)
 		return err;
-	if (key_type == SETOPS_KEY_INT64)
-		return dispatch_batch_op<int64_t>(op, p, probe, stream);
-	return dispatch_batch_op<int32_t>(op, p, probe, stream);
+	return for_key(key_type, [&](auto key) {
+		typedef typename decltype(key)::type Key;
+
+		return for_op(op, [&](auto op_c) {
+			return for_bool(p.out_pos != NULL, [&](auto with_pos) {
+				return launch_batch<Key, decltype(op_c)::value, decltype(with_pos)::value>(
+					p, probe, stream);
+			});
+		});
+	});
 }

@@ -25,6 +25,7 @@
 
 #include "gpu_internal.h"
 #include "tile_load.cuh"
+#include "instances.cuh"
 #include "warp_sum.cuh"
 
 namespace setops
@@ -216,33 +217,6 @@ launch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t 
 							CountShape<Key>::NT, 0, stream, p);
 }
 
-template <typename Key, bool Duplicates>
-static cudaError_t
-dispatch_mode(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t stream)
-{
-	switch (l->count_mode)
-	{
-		case SETOPS_GPU_COUNT_INTERSECT:
-			return launch_count<Key, Duplicates, SETOPS_GPU_COUNT_INTERSECT>(l, num_tiles,
-																		   boundaries, stream);
-		case SETOPS_GPU_COUNT_OVERLAPS:
-			return launch_count<Key, Duplicates, SETOPS_GPU_COUNT_OVERLAPS>(l, num_tiles,
-																		  boundaries, stream);
-		case SETOPS_GPU_COUNT_CONTAINS:
-			return launch_count<Key, Duplicates, SETOPS_GPU_COUNT_CONTAINS>(l, num_tiles,
-																		  boundaries, stream);
-	}
-	return cudaErrorInvalidValue;
-}
-
-template <typename Key>
-static cudaError_t
-dispatch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t stream)
-{
-	return l->duplicates ? dispatch_mode<Key, true>(l, num_tiles, boundaries, stream)
-		: dispatch_mode<Key, false>(l, num_tiles, boundaries, stream);
-}
-
 /* Scratch: the results (zeroed by the partition), then the tile boundaries. */
 static int
 count_tiles(SetopsKeyType key_type, int na, int nb)
@@ -282,7 +256,14 @@ count_enqueue(const SetopLaunch *l, cudaStream_t stream)
 			return err;
 		return skew_enqueue(l, NULL, NULL, 0, stream);
 	}
-	if (l->key_type == SETOPS_KEY_INT64)
-		return dispatch_count<int64_t>(l, num_tiles, boundaries, stream);
-	return dispatch_count<int32_t>(l, num_tiles, boundaries, stream);
+	return for_key(l->key_type, [&](auto key) {
+		typedef typename decltype(key)::type Key;
+
+		return for_bool(l->duplicates, [&](auto duplicates) {
+			return for_count_mode(l->count_mode, [&](auto mode) {
+				return launch_count<Key, decltype(duplicates)::value, decltype(mode)::value>(
+					l, num_tiles, boundaries, stream);
+			});
+		});
+	});
 }

@@ -25,6 +25,7 @@
 #include "gpu_internal.h"
 #include "tile_load.cuh"
 #include "compact.cuh"
+#include "instances.cuh"
 
 namespace setops
 {
@@ -349,43 +350,6 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 							TileShape<Key>::NT + 32, smem, stream, p);
 }
 
-/* Runtime choice -> template instance. */
-template <typename Key, SetopsOp Op>
-static cudaError_t
-dispatch_values(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream)
-{
-	if (l->a_vals == NULL)
-		return l->duplicates ? launch_tiles<Key, Op, true, 0>(l, lay, stream)
-			: launch_tiles<Key, Op, false, 0>(l, lay, stream);
-	if (l->val_stride % 8 == 0)
-		return launch_tiles<Key, Op, true, 8>(l, lay, stream);
-	if (l->val_stride % 4 == 0)
-		return launch_tiles<Key, Op, true, 4>(l, lay, stream);
-	return launch_tiles<Key, Op, true, 1>(l, lay, stream);
-}
-
-template <typename Key>
-static cudaError_t
-dispatch_op(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream)
-{
-	switch (l->op)
-	{
-		case SETOPS_OP_INTERSECT:
-			return dispatch_values<Key, SETOPS_OP_INTERSECT>(l, lay, stream);
-		case SETOPS_OP_UNION:
-			return dispatch_values<Key, SETOPS_OP_UNION>(l, lay, stream);
-		case SETOPS_OP_DIFFERENCE:
-			return dispatch_values<Key, SETOPS_OP_DIFFERENCE>(l, lay, stream);
-		case SETOPS_OP_SYMDIFF:
-			return dispatch_values<Key, SETOPS_OP_SYMDIFF>(l, lay, stream);
-		case SETOPS_OP_MERGE:
-			/* merges carry no values */
-			return l->duplicates ? launch_tiles<Key, SETOPS_OP_MERGE, true, 0>(l, lay, stream)
-				: launch_tiles<Key, SETOPS_OP_MERGE, false, 0>(l, lay, stream);
-	}
-	return cudaErrorInvalidValue;
-}
-
 }								/* namespace setops */
 
 using namespace setops;
@@ -420,7 +384,18 @@ setop_enqueue(const SetopLaunch *l, cudaStream_t stream)
 		return skew_enqueue(l, (TileWord *) ((char *) l->scratch + lay.descriptors),
 							(int *) ((char *) l->scratch + lay.counter), lay.num_tiles, stream);
 	}
-	if (l->key_type == SETOPS_KEY_INT64)
-		return dispatch_op<int64_t>(l, lay, stream);
-	return dispatch_op<int32_t>(l, lay, stream);
+	return for_key(l->key_type, [&](auto key) {
+		typedef typename decltype(key)::type Key;
+
+		return for_op(l->op, [&](auto op) {
+			constexpr SetopsOp Op = decltype(op)::value;
+
+			/* merges carry no values */
+			return for_layout<Op != SETOPS_OP_MERGE>(
+				l->duplicates, l->a_vals, l->val_stride, [&](auto duplicates, auto word) {
+					return launch_tiles<Key, Op, decltype(duplicates)::value, decltype(word)::value>(
+						l, lay, stream);
+				});
+		});
+	});
 }

@@ -33,6 +33,7 @@
 #include "gpu_internal.h"
 #include "tile_load.cuh"
 #include "compact.cuh"
+#include "instances.cuh"
 #include "warp_sum.cuh"
 
 namespace setops
@@ -373,37 +374,6 @@ launch_search(const SetopLaunch *l, const SkewScratch &sc, cudaStream_t stream)
 	return cudaGetLastError();
 }
 
-/* Runtime choice -> template instance: which side is small, what is kept. */
-template <typename Key, int ValueWord, bool Count>
-static cudaError_t
-dispatch_sides(const SetopLaunch *l, bool small_is_a, bool keep_matched, const SkewScratch &sc,
-			   cudaStream_t stream)
-{
-	if (!keep_matched)
-		return small_is_a ?
-			launch_search<Key, true, false, ValueWord, Count>(l, sc, stream) :
-			launch_search<Key, false, false, ValueWord, Count>(l, sc, stream);
-	return small_is_a ?
-		launch_search<Key, true, true, ValueWord, Count>(l, sc, stream) :
-		launch_search<Key, false, true, ValueWord, Count>(l, sc, stream);
-}
-
-template <typename Key>
-static cudaError_t
-dispatch_skew(const SetopLaunch *l, bool small_is_a, bool keep_matched, const SkewScratch &sc,
-			  cudaStream_t stream)
-{
-	if (l->count_mode != SETOPS_GPU_COUNT_NONE)
-		return dispatch_sides<Key, 0, true>(l, small_is_a, keep_matched, sc, stream);
-	if (l->a_vals == NULL)
-		return dispatch_sides<Key, 0, false>(l, small_is_a, keep_matched, sc, stream);
-	if (l->val_stride % 8 == 0)
-		return dispatch_sides<Key, 8, false>(l, small_is_a, keep_matched, sc, stream);
-	if (l->val_stride % 4 == 0)
-		return dispatch_sides<Key, 4, false>(l, small_is_a, keep_matched, sc, stream);
-	return dispatch_sides<Key, 1, false>(l, small_is_a, keep_matched, sc, stream);
-}
-
 /*
  * Whether the skew path answers l, which side it searches for, and what it
  * keeps.  Not where the output is mostly the larger side (a copy, which
@@ -467,7 +437,23 @@ skew_enqueue(const SetopLaunch *l, unsigned long long *descriptors, int *counter
 	sc.descriptors = (TileWord *) descriptors;
 	sc.counter = counter;
 	sc.max_tiles = max_tiles;
-	if (l->key_type == SETOPS_KEY_INT64)
-		return dispatch_skew<int64_t>(l, small_is_a, keep_matched, sc, stream);
-	return dispatch_skew<int32_t>(l, small_is_a, keep_matched, sc, stream);
+	return for_key(l->key_type, [&](auto key) {
+		typedef typename decltype(key)::type Key;
+
+		auto		launch = [&](auto count, auto word) {
+			return for_bool(small_is_a, [&](auto small) {
+				return for_bool(keep_matched, [&](auto keep) {
+					return launch_search<Key, decltype(small)::value, decltype(keep)::value,
+										 decltype(word)::value, decltype(count)::value>(l, sc, stream);
+				});
+			});
+		};
+
+		/* a count moves no values */
+		if (l->count_mode != SETOPS_GPU_COUNT_NONE)
+			return launch(std::true_type(), WordConstant<0>());
+		return for_value_word(l->a_vals, l->val_stride, [&](auto word) {
+			return launch(std::false_type(), word);
+		});
+	});
 }
