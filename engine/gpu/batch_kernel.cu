@@ -661,6 +661,13 @@ launch_batch(BatchLaunchParams p, bool probe, cudaStream_t stream)
 	return cudaGetLastError();
 }
 
+/* The batch's scratch: tiles of the pairs' work, with look-back. */
+static ScratchLayout
+batch_layout(int num_tiles)
+{
+	return scratch_layout(num_tiles, true, sizeof(BatchBoundary));
+}
+
 }								/* namespace setops */
 
 using namespace setops;
@@ -675,25 +682,22 @@ batch_tile_elements(SetopsKeyType key_type)
 size_t
 batch_scratch_bytes(int num_tiles)
 {
-	return GPU_ALIGN(sizeof(SetopResults) + sizeof(int)) +
-		GPU_ALIGN((size_t) num_tiles * sizeof(TileWord)) +
-		GPU_ALIGN((size_t) (num_tiles + 1) * sizeof(BatchBoundary));
+	return batch_layout(num_tiles).bytes;
 }
 
 cudaError_t
 batch_enqueue(SetopsOp op, SetopsKeyType key_type, bool probe, BatchLaunchParams p,
 			  void *scratch, cudaStream_t stream)
 {
+	ScratchLayout lay = batch_layout(p.num_tiles);
 	char	   *s = (char *) scratch;
-	size_t		zeroed = GPU_ALIGN(sizeof(SetopResults) + sizeof(int)) +
-		GPU_ALIGN((size_t) p.num_tiles * sizeof(TileWord));
 	cudaError_t err;
 
-	p.results = (SetopResults *) s;
-	p.counter = (int *) (s + sizeof(SetopResults));
-	p.descriptors = (unsigned long long *) (s + GPU_ALIGN(sizeof(SetopResults) + sizeof(int)));
-	p.boundaries = (BatchBoundary *) (s + zeroed);
-	err = cudaMemsetAsync(scratch, 0, zeroed, stream);
+	p.results = (SetopResults *) (s + lay.results);
+	p.counter = (int *) (s + lay.counter);
+	p.descriptors = (unsigned long long *) (s + lay.descriptors);
+	p.boundaries = (BatchBoundary *) (s + lay.boundaries);
+	err = cudaMemsetAsync(scratch, 0, lay.zeroed, stream);
 	if (err != cudaSuccess || p.num_tiles == 0)
 		return err;
 	return for_key(key_type, [&](auto key) {

@@ -184,8 +184,10 @@ count_tile_kernel(CountParams<Key> p)
 
 template <typename Key, bool Duplicates, int Mode>
 static cudaError_t
-launch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t stream)
+launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream)
 {
+	int			num_tiles = lay.num_tiles;
+	int		   *boundaries = (int *) ((char *) l->scratch + lay.boundaries);
 	CountParams<Key> p;
 	int			per_sm = 0,
 				sms = 0,
@@ -202,7 +204,7 @@ launch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t 
 	p.results = setop_results(l->scratch);
 	partition_kernel<Key, Duplicates, false><<<(num_tiles + 1 + 127) / 128, 128, 0, stream>>>(
 		p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(), num_tiles + 1, boundaries,
-		(int *) p.results, (int) (sizeof(SetopResults) / sizeof(int)));
+		(int *) p.results, (int) (lay.zeroed / sizeof(int)));
 	/* as many blocks as stay resident at once, no more than tiles */
 	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 		&per_sm, count_tile_kernel<Key, Duplicates, Mode>, CountShape<Key>::NT, 0);
@@ -217,14 +219,14 @@ launch_count(const SetopLaunch *l, int num_tiles, int *boundaries, cudaStream_t 
 							CountShape<Key>::NT, 0, stream, p);
 }
 
-/* Scratch: the results (zeroed by the partition), then the tile boundaries. */
-static int
-count_tiles(SetopsKeyType key_type, int na, int nb)
+/* The count's scratch: its own tiles, no look-back. */
+static ScratchLayout
+count_layout(SetopsKeyType key_type, int na, int nb)
 {
 	int64_t		nv = key_type == SETOPS_KEY_INT64 ? tile_slots<int64_t, CountShape<int64_t>>() :
 		tile_slots<int32_t, CountShape<int32_t>>();
 
-	return (int) (((int64_t) na + nb + nv - 1) / nv);
+	return scratch_layout((int) (((int64_t) na + nb + nv - 1) / nv), false, sizeof(int));
 }
 
 }								/* namespace setops */
@@ -234,35 +236,26 @@ using namespace setops;
 size_t
 count_scratch_bytes(SetopsKeyType key_type, int na, int nb)
 {
-	return GPU_ALIGN(sizeof(SetopResults)) +
-		GPU_ALIGN((size_t) (count_tiles(key_type, na, nb) + 1) * sizeof(int));
+	return count_layout(key_type, na, nb).bytes;
 }
 
 cudaError_t
 count_enqueue(const SetopLaunch *l, cudaStream_t stream)
 {
-	int			num_tiles = count_tiles(l->key_type, l->na, l->nb);
-	int		   *boundaries = (int *) ((char *) l->scratch + GPU_ALIGN(sizeof(SetopResults)));
-	cudaError_t err;
+	ScratchLayout lay = count_layout(l->key_type, l->na, l->nb);
 
 	if (l->op != SETOPS_OP_INTERSECT || l->a_vals != NULL || l->count_mode < SETOPS_GPU_COUNT_INTERSECT ||
 		l->count_mode > SETOPS_GPU_COUNT_CONTAINS)
 		return cudaErrorInvalidValue;
-	if (num_tiles == 0 || skew_applies(l))
-	{
-		/* the partition clears them otherwise */
-		err = cudaMemsetAsync(l->scratch, 0, sizeof(SetopResults), stream);
-		if (err != cudaSuccess || num_tiles == 0)
-			return err;
-		return skew_enqueue(l, NULL, NULL, 0, stream);
-	}
+	if (lay.num_tiles == 0 || skew_applies(l))
+		return skew_enqueue(l, &lay, stream);
 	return for_key(l->key_type, [&](auto key) {
 		typedef typename decltype(key)::type Key;
 
 		return for_bool(l->duplicates, [&](auto duplicates) {
 			return for_count_mode(l->count_mode, [&](auto mode) {
 				return launch_count<Key, decltype(duplicates)::value, decltype(mode)::value>(
-					l, num_tiles, boundaries, stream);
+					l, lay, stream);
 			});
 		});
 	});

@@ -145,6 +145,43 @@ typedef struct SetopResults
 	int			unsorted;
 } SetopResults;
 
+/*
+ * Where a launch (an operation, a count, a batch) keeps its state in its
+ * scratch.  The results first, at a fixed place (setop_results), so that
+ * callers read them back without knowing the rest; with look-back, the
+ * tile counter beside them and the look-back descriptors after.  Those
+ * are the zeroed region, [0, zeroed): zero before the kernels run (the
+ * partition clears it, or a memset where no partition runs).  Then the
+ * num_tiles + 1 tile boundaries, which the partition writes.
+ */
+typedef struct ScratchLayout
+{
+	int			num_tiles;
+	size_t		results;
+	size_t		counter;		/* look-back only */
+	size_t		descriptors;	/* look-back only: num_tiles TileWords */
+	size_t		zeroed;			/* bytes from 0 to clear */
+	size_t		boundaries;
+	size_t		bytes;
+} ScratchLayout;
+
+static inline ScratchLayout
+scratch_layout(int num_tiles, bool look_back, size_t boundary_bytes)
+{
+	ScratchLayout s;
+
+	s.num_tiles = num_tiles;
+	s.results = 0;
+	s.counter = sizeof(SetopResults);
+	s.descriptors = GPU_ALIGN(s.counter + sizeof(int));
+	s.zeroed = look_back ?
+		s.descriptors + GPU_ALIGN((size_t) num_tiles * sizeof(unsigned long long)) :
+		sizeof(SetopResults);
+	s.boundaries = GPU_ALIGN(s.zeroed);
+	s.bytes = s.boundaries + GPU_ALIGN((size_t) (num_tiles + 1) * boundary_bytes);
+	return s;
+}
+
 size_t		setop_scratch_bytes(SetopsKeyType key_type, int na, int nb);
 SetopResults *setop_results(void *scratch);
 /*
@@ -194,12 +231,12 @@ cudaError_t count_enqueue(const SetopLaunch *l, cudaStream_t stream);
 bool		skew_applies(const SetopLaunch *l);
 
 /*
- * Enqueue it: results (zeroed by the caller) at setop_results(l->scratch);
- * an operation also takes max_tiles zeroed look-back descriptors and a
- * zeroed tile counter from the caller's scratch (a count neither).
+ * Enqueue it in l->scratch laid out as lay (the operation's or the
+ * count's): the zeroed region cleared (the results, and for an operation
+ * the tile counter and lay->num_tiles look-back descriptors), then the
+ * search.  With no tiles (no keys at all) only the cleared results.
  */
-cudaError_t skew_enqueue(const SetopLaunch *l, unsigned long long *descriptors, int *counter,
-						 int max_tiles, cudaStream_t stream);
+cudaError_t skew_enqueue(const SetopLaunch *l, const ScratchLayout *lay, cudaStream_t stream);
 
 /* ---- batch_kernel.cu: segmented launches over many pairs ---- */
 

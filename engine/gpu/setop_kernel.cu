@@ -30,37 +30,14 @@
 namespace setops
 {
 
-/*
- * Scratch layout: the small results and the tile counter first (at a fixed
- * place, so callers can read them back), then the tile descriptors (these
- * three are zeroed before each launch), then the tile boundaries.
- */
-struct ScratchLayout
-{
-	size_t		results;
-	size_t		counter;
-	size_t		descriptors;
-	size_t		boundaries;
-	size_t		zeroed;			/* bytes from 0 to clear */
-	size_t		bytes;
-	int			num_tiles;
-};
-
+/* The operation's scratch: tiles of na + nb slots, with look-back. */
 static ScratchLayout
-scratch_layout(SetopsKeyType key_type, int na, int nb)
+setop_layout(SetopsKeyType key_type, int na, int nb)
 {
-	ScratchLayout s;
 	int			nv = key_type == SETOPS_KEY_INT64 ? tile_slots<int64_t>() : tile_slots<int32_t>();
 	int64_t		total = (int64_t) na + nb;
 
-	s.num_tiles = (int) ((total + nv - 1) / nv);
-	s.results = 0;
-	s.counter = sizeof(SetopResults);
-	s.descriptors = GPU_ALIGN(s.counter + sizeof(int));
-	s.boundaries = s.descriptors + GPU_ALIGN((size_t) s.num_tiles * sizeof(TileWord));
-	s.zeroed = s.boundaries;
-	s.bytes = s.boundaries + GPU_ALIGN((size_t) (s.num_tiles + 1) * sizeof(int));
-	return s;
+	return scratch_layout((int) ((total + nv - 1) / nv), true, sizeof(int));
 }
 
 /*
@@ -357,7 +334,7 @@ using namespace setops;
 size_t
 setop_scratch_bytes(SetopsKeyType key_type, int na, int nb)
 {
-	return scratch_layout(key_type, na, nb).bytes;
+	return setop_layout(key_type, na, nb).bytes;
 }
 
 SetopResults *
@@ -369,21 +346,12 @@ setop_results(void *scratch)
 cudaError_t
 setop_enqueue(const SetopLaunch *l, cudaStream_t stream)
 {
-	ScratchLayout lay = scratch_layout(l->key_type, l->na, l->nb);
-	cudaError_t err;
+	ScratchLayout lay = setop_layout(l->key_type, l->na, l->nb);
 
 	if (l->count_mode != SETOPS_GPU_COUNT_NONE)
 		return count_enqueue(l, stream);
 	if (lay.num_tiles == 0 || skew_applies(l))
-	{
-		/* results and tile counter at 0, descriptors at X (the partition
-		 * clears them on the tile path) */
-		err = cudaMemsetAsync(l->scratch, 0, lay.zeroed, stream);
-		if (err != cudaSuccess || lay.num_tiles == 0)
-			return err;
-		return skew_enqueue(l, (TileWord *) ((char *) l->scratch + lay.descriptors),
-							(int *) ((char *) l->scratch + lay.counter), lay.num_tiles, stream);
-	}
+		return skew_enqueue(l, &lay, stream);
 	return for_key(l->key_type, [&](auto key) {
 		typedef typename decltype(key)::type Key;
 

@@ -327,17 +327,9 @@ skew_search_kernel(SkewParams<Key> p)
 		p.results->total = prefix + tile_total;
 }
 
-/* Where a skewed launch keeps its state, in the caller's scratch. */
-struct SkewScratch
-{
-	TileWord   *descriptors;	/* zeroed; NULL for a count */
-	int		   *counter;		/* zeroed; NULL for a count */
-	int			max_tiles;		/* what descriptors hold */
-};
-
 template <typename Key, bool SmallIsA, bool KeepMatched, int ValueWord, bool Count>
 static cudaError_t
-launch_search(const SetopLaunch *l, const SkewScratch &sc, cudaStream_t stream)
+launch_search(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream)
 {
 	SkewParams<Key> p;
 	int			check_blocks = 0;
@@ -352,10 +344,11 @@ launch_search(const SetopLaunch *l, const SkewScratch &sc, cudaStream_t stream)
 	p.a_vals = l->a_vals;
 	p.value_words = ValueWord ? l->val_stride / ValueWord : 0;
 	p.out_vals = l->out_vals;
-	p.descriptors = sc.descriptors;
-	p.counter = sc.counter;
+	/* a count's tiles neither look back nor take turns */
+	p.descriptors = Count ? NULL : (TileWord *) ((char *) l->scratch + lay.descriptors);
+	p.counter = Count ? NULL : (int *) ((char *) l->scratch + lay.counter);
 	p.results = setop_results(l->scratch);
-	if (!Count && p.num_tiles > sc.max_tiles)
+	if (!Count && p.num_tiles > lay.num_tiles)
 		return cudaErrorInvalidValue;
 	/* with L's order unknown, as many blocks again as fill the device once
 	 * (at 8 a multiprocessor) stream it */
@@ -425,18 +418,17 @@ skew_applies(const SetopLaunch *l)
 }
 
 cudaError_t
-skew_enqueue(const SetopLaunch *l, unsigned long long *descriptors, int *counter, int max_tiles,
-			 cudaStream_t stream)
+skew_enqueue(const SetopLaunch *l, const ScratchLayout *lay, cudaStream_t stream)
 {
 	bool		small_is_a,
 				keep_matched;
-	SkewScratch sc;
+	/* (the partition clears it on the tile paths) */
+	cudaError_t err = cudaMemsetAsync(l->scratch, 0, lay->zeroed, stream);
 
+	if (err != cudaSuccess || lay->num_tiles == 0)
+		return err;
 	if (!skew_plan(l, &small_is_a, &keep_matched))
 		return cudaErrorInvalidValue;
-	sc.descriptors = (TileWord *) descriptors;
-	sc.counter = counter;
-	sc.max_tiles = max_tiles;
 	return for_key(l->key_type, [&](auto key) {
 		typedef typename decltype(key)::type Key;
 
@@ -444,7 +436,7 @@ skew_enqueue(const SetopLaunch *l, unsigned long long *descriptors, int *counter
 			return for_bool(small_is_a, [&](auto small) {
 				return for_bool(keep_matched, [&](auto keep) {
 					return launch_search<Key, decltype(small)::value, decltype(keep)::value,
-										 decltype(word)::value, decltype(count)::value>(l, sc, stream);
+										 decltype(word)::value, decltype(count)::value>(l, *lay, stream);
 				});
 			});
 		};
