@@ -148,30 +148,92 @@ a_end_to_end(const HostPairs *h)
 	return true;
 }
 
-extern "C" SetopsGpuStatus
-setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
+/*
+ * The batch's launch over h's pairs (probe: the shared-B kernel), at most
+ * bound outputs: upload, run, read back, lengths.
+ */
+static SetopsGpuStatus
+batch_run(SetopsGpuBatchArgs *args, bool probe, HostPairs *h, int64_t bound,
+		  char *errbuf, size_t errlen)
 {
 	size_t		ks = setops_key_size(args->key_type);
-	bool		probe = args->b_shared &&
-		(args->op == SETOPS_OP_INTERSECT || args->op == SETOPS_OP_DIFFERENCE);
-	HostPairs	h;
-	int64_t		bound;
-	int			total_work,
-				num_tiles,
-				nv;
-	size_t		off_b,
-				off_pairs,
-				off_out,
-				off_pos,
-				off_starts,
-				off_scratch,
-				need;
+	size_t		pairs_bytes = sizeof(int) * (5 * (size_t) h->n + 1);
+	int			nv = batch_tile_elements(args->key_type);
+	int			num_tiles = (int) (((int64_t) HP_WORK(h)[h->n] + nv - 1) / nv);
+	size_t		end = 0;
+	size_t		off_a = arena_take(&end, args->a_keys * ks);
+	size_t		off_b = arena_take(&end, args->b_keys * ks);
+	size_t		off_pairs = arena_take(&end, pairs_bytes);
+	size_t		off_out = arena_take(&end, bound * ks);
+	size_t		off_pos = arena_take(&end, args->out_pos ? bound * sizeof(int) : 0);
+	size_t		off_starts = arena_take(&end, sizeof(int) * (size_t) h->n);
+	size_t		off_scratch = arena_take(&end, batch_scratch_bytes(num_tiles));
+	/* the kept pairs' starts land in the work array's place: it is done */
+	int		   *starts = HP_WORK(h);
 	SetopsGpuStatus status;
-	GpuPool    *pool;
+	GpuPool    *pool = gpu_pool_get(end, &status, errbuf, errlen);
 	BatchLaunchParams p;
 	SetopResults res;
 	cudaError_t err;
 	double		t0;
+
+	if (pool == NULL)
+		return status;
+	memset(&p, 0, sizeof(p));
+	p.a = pool->dev + off_a;
+	p.b = pool->dev + off_b;
+	p.pairs = device_pairs(h, (int *) (pool->dev + off_pairs));
+	p.num_tiles = num_tiles;
+	p.out = pool->dev + off_out;
+	p.out_pos = args->out_pos ? (int *) (pool->dev + off_pos) : NULL;
+	p.out_start = (int *) (pool->dev + off_starts);
+
+	t0 = gpu_host_ms();
+	err = gpu_upload(pool, (void *) p.a, args->a, args->a_keys * ks);
+	if (err == cudaSuccess)
+		err = gpu_upload(pool, (void *) p.b, args->b, args->b_keys * ks);
+	if (err == cudaSuccess)
+		err = gpu_upload(pool, pool->dev + off_pairs, h->arr, pairs_bytes);
+	args->ms_upload = gpu_host_ms() - t0;
+	if (err == cudaSuccess)
+		err = cudaEventRecord(pool->ev[3], pool->stream);
+	if (err == cudaSuccess)
+		err = batch_enqueue(args->op, args->key_type, probe, p, pool->dev + off_scratch, pool->stream);
+	if (err == cudaSuccess)
+		err = cudaEventRecord(pool->ev[2], pool->stream);
+	if (err != cudaSuccess)
+		return gpu_fail(err, "running a batch", errbuf, errlen);
+	status = gpu_read_results(pool, pool->dev + off_scratch, "running a batch", &res, errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+		status = gpu_check_total(&res, bound, errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
+		return status;
+	args->ms_kernel = gpu_elapsed_ms(pool->ev[3], pool->ev[2]);
+
+	t0 = gpu_host_ms();
+	err = gpu_download(pool, args->out_keys, p.out, (size_t) res.total * ks);
+	if (err == cudaSuccess && args->out_pos)
+		err = gpu_download(pool, args->out_pos, p.out_pos, (size_t) res.total * sizeof(int));
+	if (err == cudaSuccess)
+		err = gpu_download(pool, starts, p.out_start, sizeof(int) * (size_t) h->n);
+	if (err != cudaSuccess)
+		return gpu_fail(err, "downloading a batch", errbuf, errlen);
+	if (args->out_pos)
+		widen_positions(args->out_pos, res.total);
+	lengths_from_starts(h, starts, res.total, args->npairs, args->out_lengths);
+	args->ms_download = gpu_host_ms() - t0;
+	args->out_count = res.total;
+	return SETOPS_GPU_OK;
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
+{
+	bool		probe = args->b_shared &&
+		(args->op == SETOPS_OP_INTERSECT || args->op == SETOPS_OP_DIFFERENCE);
+	HostPairs	h;
+	int64_t		bound;
+	SetopsGpuStatus status;
 
 	args->out_count = 0;
 	args->ms_upload = args->ms_kernel = args->ms_download = 0;
@@ -194,98 +256,64 @@ setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 							  args->b_start, args->b_len, &h, &bound, errbuf, errlen))
 			return SETOPS_GPU_ERROR;
 	}
-	total_work = HP_WORK(&h)[h.n];
-	if (total_work == 0)
+	if (HP_WORK(&h)[h.n] == 0)
 	{
 		memset(args->out_lengths, 0, sizeof(int64_t) * args->npairs);
-		host_pairs_free(&h);
+		status = SETOPS_GPU_OK;
+	}
+	else
+		status = batch_run(args, probe, &h, bound, errbuf, errlen);
+	host_pairs_free(&h);
+	return status;
+}
+
+/*
+ * One round of a reduction: h's pairs of runs in cur combined into spare,
+ * *total outputs, the pairs' output starts in h's work array; *pool_out
+ * the pool it ran in.
+ */
+static SetopsGpuStatus
+reduce_round(SetopsOp op, SetopsKeyType key_type, void *cur, void *spare, HostPairs *h,
+			 GpuPool **pool_out, int *total, char *errbuf, size_t errlen)
+{
+	size_t		pairs_bytes = sizeof(int) * (5 * (size_t) h->n + 1);
+	int			nv = batch_tile_elements(key_type);
+	int			num_tiles = (int) (((int64_t) HP_WORK(h)[h->n] + nv - 1) / nv);
+	size_t		end = 0;
+	size_t		off_pairs = arena_take(&end, pairs_bytes);
+	size_t		off_out_start = arena_take(&end, sizeof(int) * (size_t) h->n);
+	size_t		off_scratch = arena_take(&end, batch_scratch_bytes(num_tiles));
+	SetopsGpuStatus status;
+	GpuPool    *pool = gpu_pool_get(end, &status, errbuf, errlen);
+	BatchLaunchParams p;
+	SetopResults res;
+
+	*total = 0;
+	if (pool == NULL)
+		return status;
+	*pool_out = pool;
+	memset(&p, 0, sizeof(p));
+	p.a = cur;
+	p.b = cur;
+	p.pairs = device_pairs(h, (int *) (pool->dev + off_pairs));
+	p.num_tiles = num_tiles;
+	p.out = spare;
+	p.out_start = (int *) (pool->dev + off_out_start);
+	CHECK_CUDA(gpu_upload(pool, pool->dev + off_pairs, h->arr, pairs_bytes), "reducing runs");
+	if (num_tiles == 0)
+	{
+		/* no work in any pair: nothing to launch */
+		CHECK_CUDA(cudaStreamSynchronize(pool->stream), "reducing runs");
 		return SETOPS_GPU_OK;
 	}
-	nv = batch_tile_elements(args->key_type);
-	num_tiles = (int) (((int64_t) total_work + nv - 1) / nv);
-
-	off_b = GPU_ALIGN(args->a_keys * ks);
-	off_pairs = off_b + GPU_ALIGN(args->b_keys * ks);
-	off_out = off_pairs + GPU_ALIGN(sizeof(int) * (5 * (size_t) h.n + 1));
-	off_pos = off_out + GPU_ALIGN(bound * ks);
-	off_starts = off_pos + GPU_ALIGN(args->out_pos ? bound * sizeof(int) : 0);
-	off_scratch = off_starts + GPU_ALIGN(sizeof(int) * (size_t) h.n);
-	need = off_scratch + batch_scratch_bytes(num_tiles);
-	pool = gpu_pool_get(need, &status, errbuf, errlen);
-	if (pool == NULL)
-	{
-		host_pairs_free(&h);
+	CHECK_CUDA(batch_enqueue(op, key_type, false, p, pool->dev + off_scratch, pool->stream),
+			   "reducing runs");
+	status = gpu_read_results(pool, pool->dev + off_scratch, "reducing runs", &res, errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
 		return status;
-	}
-
-	memset(&p, 0, sizeof(p));
-	p.a = pool->dev;
-	p.b = pool->dev + off_b;
-	p.pairs = device_pairs(&h, (int *) (pool->dev + off_pairs));
-	p.num_tiles = num_tiles;
-	p.out = pool->dev + off_out;
-	p.out_pos = args->out_pos ? (int *) (pool->dev + off_pos) : NULL;
-	p.out_start = (int *) (pool->dev + off_starts);
-
-	t0 = gpu_host_ms();
-	err = gpu_upload(pool, pool->dev, args->a, args->a_keys * ks);
-	if (err == cudaSuccess)
-		err = gpu_upload(pool, pool->dev + off_b, args->b, args->b_keys * ks);
-	if (err == cudaSuccess)
-		err = gpu_upload(pool, pool->dev + off_pairs, h.arr, sizeof(int) * (5 * (size_t) h.n + 1));
-	args->ms_upload = gpu_host_ms() - t0;
-	if (err == cudaSuccess)
-		err = cudaEventRecord(pool->ev[3], pool->stream);
-	if (err == cudaSuccess)
-		err = batch_enqueue(args->op, args->key_type, probe, p, pool->dev + off_scratch, pool->stream);
-	if (err == cudaSuccess)
-		err = cudaEventRecord(pool->ev[2], pool->stream);
-	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(pool->pinned, setop_results(pool->dev + off_scratch),
-							  sizeof(SetopResults), cudaMemcpyDeviceToHost, pool->stream);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(pool->stream);
-	if (err != cudaSuccess)
-	{
-		host_pairs_free(&h);
-		status = gpu_status_from(err, "running a batch", errbuf, errlen);
-		gpu_recover();
-		return status;
-	}
-	res = *(SetopResults *) pool->pinned;
-	if (res.total < 0 || res.total > bound)
-	{
-		host_pairs_free(&h);
-		snprintf(errbuf, errlen, "internal error: %d outputs from a bound of %lld",
-				 res.total, (long long) bound);
-		return SETOPS_GPU_ERROR;
-	}
-	args->ms_kernel = gpu_elapsed_ms(pool->ev[3], pool->ev[2]);
-
-	t0 = gpu_host_ms();
-	{
-		/* the kept pairs' starts land in the work array's place: it is done */
-		int		   *starts = HP_WORK(&h);
-
-		err = gpu_download(pool, args->out_keys, p.out, (size_t) res.total * ks);
-		if (err == cudaSuccess && args->out_pos)
-			err = gpu_download(pool, args->out_pos, p.out_pos, (size_t) res.total * sizeof(int));
-		if (err == cudaSuccess)
-			err = gpu_download(pool, starts, p.out_start, sizeof(int) * (size_t) h.n);
-		if (err != cudaSuccess)
-		{
-			host_pairs_free(&h);
-			status = gpu_status_from(err, "downloading a batch", errbuf, errlen);
-			gpu_recover();
-			return status;
-		}
-		if (args->out_pos)
-			widen_positions(args->out_pos, res.total);
-		lengths_from_starts(&h, starts, res.total, args->npairs, args->out_lengths);
-	}
-	args->ms_download = gpu_host_ms() - t0;
-	args->out_count = res.total;
-	host_pairs_free(&h);
+	CHECK_CUDA(gpu_download(pool, HP_WORK(h), p.out_start, sizeof(int) * (size_t) h->n),
+			   "reducing runs");
+	*total = res.total;
 	return SETOPS_GPU_OK;
 }
 
@@ -329,16 +357,8 @@ setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *s
 					start,
 					bound = 0;
 		HostPairs	h;
-		int			num_tiles,
-					nv = batch_tile_elements(key_type);
-		size_t		off_out_start,
-					off_scratch,
-					need;
-		GpuPool    *pool;
-		BatchLaunchParams p;
-		SetopResults res;
-		cudaError_t err;
-		int64_t		total;
+		GpuPool    *pool = NULL;
+		int			total;
 
 		start = setops_segd_round_pairs(len, m, a_start, a_len, b_start, b_len);
 		if (!host_pairs_build(op, false, npairs, a_start, a_len, b_start, b_len, &h, &bound,
@@ -347,58 +367,24 @@ setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *s
 			status = SETOPS_GPU_ERROR;
 			break;
 		}
-		num_tiles = (int) (((int64_t) HP_WORK(&h)[h.n] + nv - 1) / nv);
-		off_out_start = GPU_ALIGN(sizeof(int) * (5 * (size_t) h.n + 1));
-		off_scratch = off_out_start + GPU_ALIGN(sizeof(int) * (size_t) h.n);
-		need = off_scratch + batch_scratch_bytes(num_tiles);
-		pool = gpu_pool_get(need, &status, errbuf, errlen);
-		if (pool == NULL)
-		{
-			host_pairs_free(&h);
-			break;
-		}
-		memset(&p, 0, sizeof(p));
-		p.a = cur;
-		p.b = cur;
-		p.pairs = device_pairs(&h, (int *) pool->dev);
-		p.num_tiles = num_tiles;
-		p.out = spare;
-		p.out_start = (int *) (pool->dev + off_out_start);
-		err = gpu_upload(pool, pool->dev, h.arr, sizeof(int) * (5 * (size_t) h.n + 1));
-		if (err == cudaSuccess && num_tiles > 0)
-			err = batch_enqueue(op, key_type, false, p, pool->dev + off_scratch, pool->stream);
-		if (err == cudaSuccess && num_tiles > 0)
-			err = cudaMemcpyAsync(pool->pinned, setop_results(pool->dev + off_scratch),
-								  sizeof(SetopResults), cudaMemcpyDeviceToHost, pool->stream);
-		if (err == cudaSuccess)
-			err = cudaStreamSynchronize(pool->stream);
-		res.total = 0;
-		if (err == cudaSuccess && num_tiles > 0)
-		{
-			res = *(SetopResults *) pool->pinned;
-			err = gpu_download(pool, HP_WORK(&h), p.out_start, sizeof(int) * (size_t) h.n);
-		}
-		if (err != cudaSuccess)
-		{
-			host_pairs_free(&h);
-			status = gpu_status_from(err, "reducing runs", errbuf, errlen);
-			gpu_recover();
-			break;
-		}
-		lengths_from_starts(&h, HP_WORK(&h), res.total, npairs, out_len);
+		status = reduce_round(op, key_type, cur, spare, &h, &pool, &total, errbuf, errlen);
+		if (status == SETOPS_GPU_OK)
+			lengths_from_starts(&h, HP_WORK(&h), total, npairs, out_len);
 		host_pairs_free(&h);
-		total = res.total;
+		if (status != SETOPS_GPU_OK)
+			break;
 		if (m % 2 == 1)
 		{
 			/* the odd run out moves on as it is */
-			err = cudaMemcpyAsync((char *) spare + total * ks, (char *) cur + start * ks,
-								  len[m - 1] * ks, cudaMemcpyDeviceToDevice, pool->stream);
+			cudaError_t err = cudaMemcpyAsync((char *) spare + (int64_t) total * ks,
+											  (char *) cur + start * ks, len[m - 1] * ks,
+											  cudaMemcpyDeviceToDevice, pool->stream);
+
 			if (err == cudaSuccess)
 				err = cudaStreamSynchronize(pool->stream);
 			if (err != cudaSuccess)
 			{
-				status = gpu_status_from(err, "reducing runs", errbuf, errlen);
-				gpu_recover();
+				status = gpu_fail(err, "reducing runs", errbuf, errlen);
 				break;
 			}
 			out_len[npairs] = len[m - 1];

@@ -257,3 +257,12 @@ gpu_status_from(cudaError_t err, const char *what, char *errbuf, size_t errlen)
 		return SETOPS_GPU_OUT_OF_MEMORY;
 	return SETOPS_GPU_ERROR;
 }
+
+SetopsGpuStatus
+gpu_fail(cudaError_t err, const char *what, char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = gpu_status_from(err, what, errbuf, errlen);
+
+	gpu_recover();
+	return status;
+}

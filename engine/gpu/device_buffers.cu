@@ -15,7 +15,6 @@
 extern "C" SetopsGpuStatus
 setops_gpu_buffer_alloc(size_t bytes, void **dev, char *errbuf, size_t errlen)
 {
-	SetopsGpuStatus status;
 	cudaError_t err;
 
 	*dev = NULL;
@@ -25,9 +24,7 @@ setops_gpu_buffer_alloc(size_t bytes, void **dev, char *errbuf, size_t errlen)
 	if (err != cudaSuccess)
 	{
 		*dev = NULL;
-		status = gpu_status_from(err, "allocating a device cache entry", errbuf, errlen);
-		gpu_recover();
-		return status;
+		return gpu_fail(err, "allocating a device cache entry", errbuf, errlen);
 	}
 	return SETOPS_GPU_OK;
 }

@@ -37,18 +37,17 @@ SetopsGpuStatus gpu_status_from(cudaError_t err, const char *what,
 void		gpu_recover(void);
 
 /*
- * In a function with errbuf / errlen: a failed CUDA call becomes the
- * function's status and message, after gpu_recover.
+ * A failed CUDA call (err) as the caller's status, its message saying what
+ * was being done, after gpu_recover.
  */
+SetopsGpuStatus gpu_fail(cudaError_t err, const char *what, char *errbuf, size_t errlen);
+
+/* In a function with errbuf / errlen: a failed CUDA call returns gpu_fail. */
 #define CHECK_CUDA(call, what)												\
 	do {																	\
 		cudaError_t err_ = (call);											\
 		if (err_ != cudaSuccess)											\
-		{																	\
-			SetopsGpuStatus st_ = gpu_status_from(err_, what, errbuf, errlen);	\
-			gpu_recover();													\
-			return st_;														\
-		}																	\
+			return gpu_fail(err_, what, errbuf, errlen);					\
 	} while (0)
 
 /* Interrupt callback, or NULL. */
@@ -286,12 +285,94 @@ size_t		batch_scratch_bytes(int num_tiles);
 cudaError_t batch_enqueue(SetopsOp op, SetopsKeyType key_type, bool probe,
 						  BatchLaunchParams p, void *scratch, cudaStream_t stream);
 
-/* ---- setops_api.cu: shared with multi_device.cu ---- */
+/* ---- launch_host.cu: the steps the host drivers share ---- */
 
 /* Milliseconds of CLOCK_MONOTONIC. */
 double		gpu_host_ms(void);
 /* Milliseconds between two recorded events (0 when unavailable). */
 double		gpu_elapsed_ms(cudaEvent_t from, cudaEvent_t to);
+
+/*
+ * Regions of a pool's arena, laid end to end from 0, each 256-byte
+ * aligned: the offset of the next one of bytes; *end grows to the bytes
+ * the arena needs.
+ */
+static inline size_t
+arena_take(size_t *end, size_t bytes)
+{
+	size_t		at = GPU_ALIGN(*end);
+
+	*end = at + bytes;
+	return at;
+}
+
+/*
+ * Wait for the work queued on pool's stream (what it is, for the message)
+ * and read back its results from scratch: one small copy, one
+ * synchronisation.
+ */
+SetopsGpuStatus gpu_read_results(GpuPool *pool, void *scratch, const char *what,
+								 SetopResults *res, char *errbuf, size_t errlen);
+/* res->total within [0, most], or an internal error. */
+SetopsGpuStatus gpu_check_total(const SetopResults *res, int64_t most,
+								char *errbuf, size_t errlen);
+
+/*
+ * One launch of an operation over a part of its arguments, a[ai, a_end) x
+ * b[bi, b_end): a chunk (setops_api.cu) or one device's part
+ * (multi_device.cu).  The caller sets the range, selects the pool, then
+ * takes the steps below in order.
+ */
+typedef struct SetopPart
+{
+	int64_t		ai,
+				a_end,
+				bi,
+				b_end;
+	GpuPool    *pool;
+	SetopLaunch l;
+	char	   *a_packed_dev;	/* packed arguments' bytes, before decoding */
+	char	   *b_packed_dev;
+	char	   *enc;			/* a packed result's bytes (enc_cap) */
+	size_t		enc_cap;
+	char	   *enc_scratch;	/* and the encoder's scratch */
+	size_t		enc_scratch_bytes;
+	int64_t		most;			/* the most outputs (a count: the largest count) */
+	double		ms_upload;		/* host time of the uploads' staging copies */
+	/* setop_part_run's answer */
+	int64_t		count;			/* outputs, or the count; 0 where flags void it */
+	int			flags;			/* the order flags (SetopLaunch.scratch) */
+} SetopPart;
+
+/* The part's arena in the selected pool, and its launch. */
+SetopsGpuStatus setop_part_place(const SetopsGpuSetopArgs *args, SetopPart *part,
+								 char *errbuf, size_t errlen);
+/*
+ * Copy in: its keys (a packed argument's bytes, then decoded on the
+ * device) and values, between events ev[0], ev[1] (uploads queued) and
+ * ev[3] (decoding queued).
+ */
+SetopsGpuStatus setop_part_copy_in(const SetopsGpuSetopArgs *args, SetopPart *part,
+								   char *errbuf, size_t errlen);
+/*
+ * Enqueue the operation (ending at event ev[2]), wait, read back its count
+ * and order flags, and check the count against the part's bound.
+ */
+SetopsGpuStatus setop_part_run(const SetopsGpuSetopArgs *args, SetopPart *part,
+							   char *errbuf, size_t errlen);
+/*
+ * Whether the order flags void the part's outputs (the caller reports the
+ * disorder); a key found in both still answers overlaps, in any order.
+ */
+static inline bool
+setop_part_void(const SetopsGpuSetopArgs *args, const SetopPart *part)
+{
+	return part->flags != 0 && args->count_mode != SETOPS_GPU_COUNT_OVERLAPS;
+}
+/* Copy out: its outputs (keys, and values for pairs) to the caller's, at k. */
+SetopsGpuStatus setop_part_copy_out(const SetopsGpuSetopArgs *args, const SetopPart *part,
+									int64_t k, char *errbuf, size_t errlen);
+
 /* The unsorted_arg / unsorted_pos answer after the device flagged disorder. */
 SetopsGpuStatus gpu_report_disorder(SetopsGpuSetopArgs *args, int flags,
 									char *errbuf, size_t errlen);

@@ -30,16 +30,9 @@ typedef struct PartJob
 	SetopsGpuSetopArgs *args;
 	int			part;
 	int			device;
-	int64_t		ai,
-				a_end,
-				bi,
-				b_end;
+	SetopPart	work;			/* its range; its pool, output still there; its count */
 	int64_t		offset;			/* where its output goes, once all are counted */
-	GpuPool    *pool;			/* the part's pool, its output still in it */
-	SetopLaunch launch;
 	/* results */
-	int64_t		count;
-	int			flags;
 	SetopsGpuStatus status;
 	double		ms_upload;
 	double		ms_kernel;
@@ -49,77 +42,27 @@ typedef struct PartJob
 
 /* The part's work up to its count; downloads after the barrier. */
 static SetopsGpuStatus
-part_compute(PartJob *job, GpuPool **pool_out, SetopLaunch *l, char *errbuf, size_t errlen)
+part_compute(PartJob *job, char *errbuf, size_t errlen)
 {
-	SetopsGpuSetopArgs *args = job->args;
-	size_t		ks = setops_key_size(args->key_type);
-	int			na = (int) (job->a_end - job->ai),
-				nb = (int) (job->b_end - job->bi);
-	/* a count writes no outputs: room for none, a bound on the count */
-	bool		counting = args->count_mode != SETOPS_GPU_COUNT_NONE;
-	int64_t		bound = counting ? 0 : setop_output_bound(args->op, na, nb),
-				most = counting ? count_bound(args->count_mode, na, nb) : bound;
-	size_t		off_b = GPU_ALIGN(na * ks),
-				off_out = off_b + GPU_ALIGN(nb * ks),
-				off_scratch = off_out + GPU_ALIGN(bound * ks),
-				need = off_scratch + setop_scratch_bytes(args->key_type, na, nb);
+	SetopPart  *work = &job->work;
 	SetopsGpuStatus status;
-	GpuPool    *pool;
-	SetopResults res;
 	double		t0;
 
-	job->count = 0;
 	CHECK_CUDA(gpu_set_device(job->device), "selecting the device");
 	gpu_pool_select(GPU_SPLIT_POOL + job->part);
-	pool = gpu_pool_get(need, &status, errbuf, errlen);
-	if (pool == NULL)
+	status = setop_part_place(job->args, work, errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
 		return status;
-	*pool_out = pool;
-	memset(l, 0, sizeof(*l));
-	l->op = args->op;
-	l->key_type = args->key_type;
-	l->duplicates = !args->inputs_distinct;
-	l->count_mode = args->count_mode;
-	l->inputs_sorted = args->inputs_sorted != 0;
-	l->a = pool->dev;
-	l->na = na;
-	l->b = pool->dev + off_b;
-	l->nb = nb;
-	l->out = pool->dev + off_out;
-	l->scratch = pool->dev + off_scratch;
-
 	t0 = gpu_host_ms();
-	CHECK_CUDA(gpu_upload(pool, (void *) l->a, (const char *) args->a + job->ai * ks, na * ks),
-			   "uploading argument 1");
-	CHECK_CUDA(gpu_upload(pool, (void *) l->b, (const char *) args->b + job->bi * ks, nb * ks),
-			   "uploading argument 2");
-	CHECK_CUDA(cudaEventRecord(pool->ev[1], pool->stream), "recording an event");
-	CHECK_CUDA(setop_enqueue(l, pool->stream), "launching the set operation");
-	CHECK_CUDA(cudaEventRecord(pool->ev[2], pool->stream), "recording an event");
-	CHECK_CUDA(cudaMemcpyAsync(pool->pinned, setop_results(l->scratch), sizeof(SetopResults),
-							   cudaMemcpyDeviceToHost, pool->stream), "reading the output count");
-	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "running the set operation");
-	res = *(SetopResults *) pool->pinned;
-	job->ms_kernel = 0;
+	status = setop_part_copy_in(job->args, work, errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+		status = setop_part_run(job->args, work, errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
 	{
-		float		ms = 0;
-
-		if (cudaEventElapsedTime(&ms, pool->ev[1], pool->ev[2]) == cudaSuccess)
-			job->ms_kernel = ms;
+		job->ms_kernel = gpu_elapsed_ms(work->pool->ev[1], work->pool->ev[2]);
+		job->ms_upload = gpu_host_ms() - t0 - job->ms_kernel;
 	}
-	job->ms_upload = gpu_host_ms() - t0 - job->ms_kernel;
-	job->flags = res.unsorted;
-	/* overlaps counts only tiles in order: its count holds even then */
-	if (res.unsorted && args->count_mode != SETOPS_GPU_COUNT_OVERLAPS)
-		return SETOPS_GPU_OK;
-	if (res.total < 0 || res.total > most)
-	{
-		snprintf(errbuf, errlen, "internal error: %d outputs from a bound of %lld",
-				 res.total, (long long) most);
-		return SETOPS_GPU_ERROR;
-	}
-	job->count = res.total;
-	return SETOPS_GPU_OK;
+	return status;
 }
 
 /* Round 1: upload, run, count. */
@@ -128,7 +71,7 @@ part_count(void *arg)
 {
 	PartJob    *job = (PartJob *) arg;
 
-	job->status = part_compute(job, &job->pool, &job->launch, job->errbuf, sizeof(job->errbuf));
+	job->status = part_compute(job, job->errbuf, sizeof(job->errbuf));
 	return NULL;
 }
 
@@ -137,23 +80,18 @@ static void *
 part_download(void *arg)
 {
 	PartJob    *job = (PartJob *) arg;
-	size_t		ks = setops_key_size(job->args->key_type);
 	double		t0 = gpu_host_ms();
 	cudaError_t err;
 
-	if (job->count == 0 || job->args->count_mode != SETOPS_GPU_COUNT_NONE)
+	if (job->work.count == 0 || job->args->count_mode != SETOPS_GPU_COUNT_NONE)
 		return NULL;
 	err = gpu_set_device(job->device);
 	gpu_pool_select(GPU_SPLIT_POOL + job->part);
-	if (err == cudaSuccess)
-		err = gpu_download(job->pool, (char *) job->args->out_keys + job->offset * ks,
-						   job->launch.out, job->count * ks);
 	if (err != cudaSuccess)
-	{
-		job->status = gpu_status_from(err, "downloading the result", job->errbuf,
-									  sizeof(job->errbuf));
-		gpu_recover();
-	}
+		job->status = gpu_fail(err, "downloading the result", job->errbuf, sizeof(job->errbuf));
+	else
+		job->status = setop_part_copy_out(job->args, &job->work, job->offset, job->errbuf,
+										  sizeof(job->errbuf));
 	job->ms_download = gpu_host_ms() - t0;
 	return NULL;
 }
@@ -238,12 +176,12 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 								 (int64_t) (total * (cum / total_weight)));
 		if (c.disorder & SETOPS_CHUNKS_LOST)
 			return gpu_report_disorder(args, SETOPS_CHUNKS_LOST, errbuf, errlen);
-		job->ai = c.ai;
-		job->a_end = c.a_end;
-		job->bi = c.bi;
-		job->b_end = c.b_end;
+		job->work.ai = c.ai;
+		job->work.a_end = c.a_end;
+		job->work.bi = c.bi;
+		job->work.b_end = c.b_end;
 		/* a part too large for one launch (skewed weights): all on one device */
-		if (job->a_end - job->ai + job->b_end - job->bi > INT_MAX / 2)
+		if (c.a_end - c.ai + c.b_end - c.bi > INT_MAX / 2)
 		{
 			SetopsGpuStatus st = setops_gpu_use_device(devices[0], errbuf, errlen);
 
@@ -257,10 +195,10 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 	run_round(jobs, nparts, part_count);
 	for (p = 0; p < nparts; p++)
 	{
-		if (jobs[p].status != SETOPS_GPU_OK || jobs[p].flags != 0)
+		if (jobs[p].status != SETOPS_GPU_OK || jobs[p].work.flags != 0)
 			break;
 		jobs[p].offset = k;
-		k += jobs[p].count;
+		k += jobs[p].work.count;
 	}
 	if (p == nparts)
 		run_round(jobs, nparts, part_download);
@@ -275,8 +213,8 @@ setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *device
 			status = job->status;
 			snprintf(errbuf, errlen, "device %d: %s", job->device, job->errbuf);
 		}
-		flags |= job->flags;
-		k += job->count;
+		flags |= job->work.flags;
+		k += job->work.count;
 		/* the parts ran side by side: the slowest one's times */
 		args->ms_upload = args->ms_upload > job->ms_upload ? args->ms_upload : job->ms_upload;
 		args->ms_kernel = args->ms_kernel > job->ms_kernel ? args->ms_kernel : job->ms_kernel;

@@ -66,8 +66,7 @@ pool_init(SetopsGpuStatus *status, char *errbuf, size_t errlen)
 		err = gpu_staging_init(&pool);
 	if (err != cudaSuccess)
 	{
-		*status = gpu_status_from(err, "creating the stream and pinned buffers", errbuf, errlen);
-		gpu_recover();
+		*status = gpu_fail(err, "creating the stream and pinned buffers", errbuf, errlen);
 		return false;
 	}
 	pool.dev = NULL;
@@ -115,9 +114,8 @@ gpu_pool_get(size_t dev_bytes, SetopsGpuStatus *status, char *errbuf, size_t err
 		}
 		if (err != cudaSuccess)
 		{
-			*status = gpu_status_from(err, "allocating device memory", errbuf, errlen);
 			pool.dev = NULL;
-			gpu_recover();
+			*status = gpu_fail(err, "allocating device memory", errbuf, errlen);
 			return NULL;
 		}
 		pool.dev_cap = want;
