@@ -219,7 +219,7 @@ cudaError_t count_enqueue(const SetopLaunch *l, cudaStream_t stream);
  * with the order unknown; set by measurement: test/bench/NOTES.md).
  */
 #ifndef SETOPS_GPU_SKEW_RATIO
-#define SETOPS_GPU_SKEW_RATIO 32
+#define SETOPS_GPU_SKEW_RATIO 64
 #endif
 /* the ratio from which it also takes inputs of unknown order */
 #ifndef SETOPS_SKEW_CHECKED_RATIO

@@ -583,11 +583,15 @@ main(int argc, char **argv)
 	if (!count_only && !no_skew)
 	{
 		printf("sizes far apart (the skew path: intersection, smaller A's difference; the tile kernel: the rest)\n");
-		for (int64_t ns : {(int64_t) 64 << 10, (int64_t) 1 << 20, (int64_t) 2 << 20})
+		/* ratios 1024 down to 32: where the search stops paying */
+		for (int64_t ns : {(int64_t) 64 << 10, (int64_t) 128 << 10, (int64_t) 256 << 10,
+			 (int64_t) 512 << 10, (int64_t) 1 << 20, (int64_t) 2 << 20})
 			if ((int64_t) 64 << 20 <= max_n || skew_only)
 				bench_skew<int32_t>(ns, (int64_t) 64 << 20);
-		if ((int64_t) 64 << 20 <= max_n || skew_only)
-			bench_skew<int64_t>((int64_t) 1 << 20, (int64_t) 64 << 20);
+		for (int64_t ns : {(int64_t) 64 << 10, (int64_t) 256 << 10, (int64_t) 1 << 20,
+			 (int64_t) 2 << 20})
+			if ((int64_t) 64 << 20 <= max_n || skew_only)
+				bench_skew<int64_t>(ns, (int64_t) 64 << 20);
 	}
 	return 0;
 }
