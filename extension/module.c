@@ -10,7 +10,6 @@
 #include "postgres.h"
 
 #include <limits.h>
-#include <time.h>
 
 #include "miscadmin.h"
 #include "utils/guc.h"
@@ -18,6 +17,7 @@
 #include "setops.h"
 #include "exec/exec.h"
 #include "service/worker.h"
+#include "engine/common/clock_ms.h"
 #include "engine/cpu/engine.h"
 
 PG_MODULE_MAGIC;
@@ -42,10 +42,7 @@ SetopsTiming setops_last;
 double
 setops_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+	return setops_clock_ms();
 }
 
 /* CPU engine hook: may longjmp out of the engine, which holds no state. */

@@ -12,18 +12,15 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpu_internal.h"
+#include "../common/clock_ms.h"
 #include "../common/key_order.h"
 
 double
 gpu_host_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return setops_clock_ms();
 }
 
 double

@@ -1,0 +1,20 @@
+/*
+ * clock_ms.h
+ *	  Milliseconds on the monotonic clock, for the timings both sides
+ *	  report (setops_last_timing): the extension's and the GPU host's.
+ */
+#ifndef SETOPS_CLOCK_MS_H
+#define SETOPS_CLOCK_MS_H
+
+#include <time.h>
+
+static inline double
+setops_clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+#endif							/* SETOPS_CLOCK_MS_H */
