@@ -1,19 +1,17 @@
 /*
  * testclock.h
- *	  The monotonic millisecond clock of the test runners and benchmarks.
+ *	  The monotonic millisecond clock of the test runners and benchmarks:
+ *	  the one the extension and the GPU host time themselves with.
  */
 #ifndef SETOPS_TESTCLOCK_H
 #define SETOPS_TESTCLOCK_H
 
-#include <time.h>
+#include "../../engine/common/clock_ms.h"
 
 static inline double
 now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return setops_clock_ms();
 }
 
 #endif							/* SETOPS_TESTCLOCK_H */
