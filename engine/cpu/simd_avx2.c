@@ -5,8 +5,9 @@
  *
  * Windows (after Schlegel et al., "Fast sorted-set intersection using SIMD
  * instructions"): load 8 int32 (or 4 int64) keys from each side, compare
- * all pairs by rotating B's window, compress the selected A lanes with a
- * permutation table, and advance each side past the smaller window maximum.
+ * all pairs (B's window turned by shuffles), compress the selected A lanes
+ * with a permutation table, and advance each side past the smaller window
+ * maximum.
  *
  * All-pairs comparison is plain set intersection; it equals key-rank
  * matching when neither window repeats a key.  Why that suffices: (i, j) is
@@ -79,6 +80,40 @@ setops_avx2_supported(void)
 	return supported;
 }
 
+/*
+ * Lanes of va equal to some lane of vb (all pairs).  B's window is turned
+ * by in-lane shuffles and one swap of its 128-bit halves, not by a chain
+ * of cross-lane permutes: the shuffles are independent one-cycle ops, the
+ * chain's latency (vpermd is 3 to 8 cycles) bounded the windows.
+ */
+static inline __attribute__((always_inline)) AVX2_FN __m256i
+all_pairs_eq_i32(__m256i va, __m256i vb)
+{
+	__m256i		vs = _mm256_permute2x128_si256(vb, vb, 1);
+	__m256i		m0 = _mm256_or_si256(_mm256_cmpeq_epi32(va, vb),
+									 _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32(vb, 0x39)));
+	__m256i		m1 = _mm256_or_si256(_mm256_cmpeq_epi32(va, _mm256_shuffle_epi32(vb, 0x4e)),
+									 _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32(vb, 0x93)));
+	__m256i		m2 = _mm256_or_si256(_mm256_cmpeq_epi32(va, vs),
+									 _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32(vs, 0x39)));
+	__m256i		m3 = _mm256_or_si256(_mm256_cmpeq_epi32(va, _mm256_shuffle_epi32(vs, 0x4e)),
+									 _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32(vs, 0x93)));
+
+	return _mm256_or_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m2, m3));
+}
+
+static inline __attribute__((always_inline)) AVX2_FN __m256i
+all_pairs_eq_i64(__m256i va, __m256i vb)
+{
+	__m256i		vs = _mm256_permute2x128_si256(vb, vb, 1);
+
+	return _mm256_or_si256(
+		_mm256_or_si256(_mm256_cmpeq_epi64(va, vb),
+						_mm256_cmpeq_epi64(va, _mm256_shuffle_epi32(vb, 0x4e))),
+		_mm256_or_si256(_mm256_cmpeq_epi64(va, vs),
+						_mm256_cmpeq_epi64(va, _mm256_shuffle_epi32(vs, 0x4e))));
+}
+
 /* Up to 8 scalar merge steps for intersection or difference. */
 #define SCALAR_STEPS(KEY)													\
 	do {																	\
@@ -114,7 +149,6 @@ setops_avx2_isect_diff_i32(int diff, const int32_t *a, int64_t na,
 						   int64_t *pos, int64_t a_base,
 						   int64_t *i_end, int64_t *j_end)
 {
-	const __m256i rot = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0);
 	const __m256i prev = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
 	int64_t		i = 0,
 				j = 0,
@@ -144,21 +178,7 @@ setops_avx2_isect_diff_i32(int diff, const int32_t *a, int64_t na,
 		vmx = _mm256_set1_epi32(mx);
 		a_le = ~(unsigned) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(va, vmx))) & 0xff;
 		b_le = ~(unsigned) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vb, vmx))) & 0xff;
-		match = _mm256_cmpeq_epi32(va, vb);
-		vb = _mm256_permutevar8x32_epi32(vb, rot);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi32(va, vb));
-		vb = _mm256_permutevar8x32_epi32(vb, rot);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi32(va, vb));
-		vb = _mm256_permutevar8x32_epi32(vb, rot);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi32(va, vb));
-		vb = _mm256_permutevar8x32_epi32(vb, rot);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi32(va, vb));
-		vb = _mm256_permutevar8x32_epi32(vb, rot);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi32(va, vb));
-		vb = _mm256_permutevar8x32_epi32(vb, rot);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi32(va, vb));
-		vb = _mm256_permutevar8x32_epi32(vb, rot);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi32(va, vb));
+		match = all_pairs_eq_i32(va, vb);
 		sel = (unsigned) _mm256_movemask_ps(_mm256_castsi256_ps(match));
 		if (diff)
 			sel = a_le & ~sel;
@@ -209,10 +229,7 @@ setops_avx2_isect_diff_i64(int diff, const int64_t *a, int64_t na,
 
 		mx = a[i + 3] < b[j + 3] ? a[i + 3] : b[j + 3];
 		vmx = _mm256_set1_epi64x(mx);
-		match = _mm256_cmpeq_epi64(va, vb);
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi64(va, _mm256_permute4x64_epi64(vb, _MM_SHUFFLE(0, 3, 2, 1))));
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi64(va, _mm256_permute4x64_epi64(vb, _MM_SHUFFLE(1, 0, 3, 2))));
-		match = _mm256_or_si256(match, _mm256_cmpeq_epi64(va, _mm256_permute4x64_epi64(vb, _MM_SHUFFLE(2, 1, 0, 3))));
+		match = all_pairs_eq_i64(va, vb);
 
 		a_le = ~(unsigned) _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(va, vmx))) & 0xf;
 		b_le = ~(unsigned) _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vb, vmx))) & 0xf;
@@ -260,15 +277,13 @@ setops_avx2_isect_diff_i64(int diff, const int64_t *a, int64_t na,
 	} while (0)
 
 /*
- * One window of stream s; 0 at an order break.  The all-pairs compare
- * rotates b's window one key at a time (ROT: the 32-bit lane indices of a
- * rotation by one key); MASK gives one bit per key.
+ * One window of stream s; 0 at an order break.  ALL_PAIRS compares all
+ * pairs; MASK gives one bit per key.
  */
-#define DEFINE_COUNT_WINDOW(SFX, KEY, LANES, CMPGT, CMPEQ, MASK, SET1, ROT)	\
+#define DEFINE_COUNT_WINDOW(SFX, KEY, LANES, CMPGT, CMPEQ, MASK, SET1, ALL_PAIRS)	\
 static inline __attribute__((always_inline)) AVX2_FN int					\
 count_window_##SFX(const KEY *a, const KEY *b, SetopsCountStream *s)		\
 {																			\
-	const __m256i rot = ROT;												\
 	__m256i		va = _mm256_loadu_si256((const __m256i *) (a + s->i));		\
 	__m256i		vb = _mm256_loadu_si256((const __m256i *) (b + s->j));		\
 	__m256i		na = _mm256_loadu_si256((const __m256i *) (a + s->i + 1));	\
@@ -280,7 +295,6 @@ count_window_##SFX(const KEY *a, const KEY *b, SetopsCountStream *s)		\
 				a_past,														\
 				b_past;														\
 	KEY			mx;															\
-	int			t;															\
 																			\
 	desc = MASK(_mm256_or_si256(CMPGT(va, na), CMPGT(vb, nb)));				\
 	rep = MASK(_mm256_or_si256(CMPEQ(va, na), CMPEQ(vb, nb))) &				\
@@ -297,12 +311,7 @@ count_window_##SFX(const KEY *a, const KEY *b, SetopsCountStream *s)		\
 	vmx = SET1(mx);															\
 	a_past = MASK(CMPGT(va, vmx));											\
 	b_past = MASK(CMPGT(vb, vmx));											\
-	match = CMPEQ(va, vb);													\
-	for (t = 0; t < (LANES) - 1; t++)										\
-	{																		\
-		vb = _mm256_permutevar8x32_epi32(vb, rot);							\
-		match = _mm256_or_si256(match, CMPEQ(va, vb));						\
-	}																		\
+	match = ALL_PAIRS(va, vb);												\
 	s->k += __builtin_popcount(MASK(match));								\
 	s->i += (LANES) - __builtin_popcount(a_past);							\
 	s->j += (LANES) - __builtin_popcount(b_past);							\
@@ -313,9 +322,9 @@ count_window_##SFX(const KEY *a, const KEY *b, SetopsCountStream *s)		\
 #define MASK64(v) ((unsigned) _mm256_movemask_pd(_mm256_castsi256_pd(v)))
 
 DEFINE_COUNT_WINDOW(i32, int32_t, 8, _mm256_cmpgt_epi32, _mm256_cmpeq_epi32, MASK32,
-					_mm256_set1_epi32, _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0))
+					_mm256_set1_epi32, all_pairs_eq_i32)
 DEFINE_COUNT_WINDOW(i64, int64_t, 4, _mm256_cmpgt_epi64, _mm256_cmpeq_epi64, MASK64,
-					_mm256_set1_epi64x, _mm256_setr_epi32(2, 3, 4, 5, 6, 7, 0, 1))
+					_mm256_set1_epi64x, all_pairs_eq_i64)
 
 /* Four streams in one loop body: their chains are independent, so the
  * core overlaps them; then one stream at a time. */
