@@ -52,10 +52,16 @@
  *   setops_lower_bound_SFX(a, n, x)      first i with a[i] >= x
  *   setops_upper_bound_SFX(a, n, x)      first i with a[i] > x
  *   setops_biased_lower_bound_SFX(a, n, x, levels)
- *                                        lower bound expected near n
+ *                                        lower bound expected near n: up
+ *                                        to four biased probes, or with
+ *                                        levels < 0 galloping from n
  *   setops_merge_path_SFX(a, na, b, nb, d)
  *                                        A elements among the first d of
  *                                        the merge (ties to A)
+ *   setops_merge_path_within_SFX(a, b, d, lo, hi)
+ *                                        the same, known to be in [lo, hi]
+ *   setops_balanced_split_SFX(a, na, b, nb, d, ai, levels, &star)
+ *                                        steps 2-4 from merge path's ai
  *   setops_balanced_path_SFX(a, na, b, nb, d, levels, &star)
  *                                        ai of the consistent split on
  *                                        diagonal d; bi = d - ai + star
@@ -89,6 +95,22 @@ SETOPS_HD IDX																		\
 setops_biased_lower_bound_##SFX(const KEY *a, IDX n, KEY x, int levels)				\
 {																					\
 	IDX			lo = 0, hi = n, mid;												\
+	if (levels < 0)																	\
+	{																				\
+		/* gallop from n: probes n - 8, n - 72, n - 584, ... */						\
+		int64_t		step = 8;														\
+		while (hi > 0)																\
+		{																			\
+			mid = (IDX) ((int64_t) hi > step ? (int64_t) hi - step : 0);			\
+			if (a[mid] < x)															\
+			{																		\
+				lo = mid + 1;														\
+				break;																\
+			}																		\
+			hi = mid;																\
+			step *= 8;																\
+		}																			\
+	}																				\
 	if (levels >= 4 && lo < hi)														\
 	{																				\
 		mid = SETOPS_BIASED_PROBE(IDX, lo, hi, 9);									\
@@ -112,31 +134,39 @@ setops_biased_lower_bound_##SFX(const KEY *a, IDX n, KEY x, int levels)				\
 	return lo + setops_lower_bound_##SFX(a + lo, hi - lo, x);						\
 }																					\
 																					\
+/* The merge path's crossing of diagonal d, known to lie in [lo, hi]. */			\
 SETOPS_HD IDX																		\
-setops_merge_path_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d)			\
+setops_merge_path_within_##SFX(const KEY *a, const KEY *b, IDX d, IDX lo, IDX hi)	\
 {																					\
-	IDX			lo = d > nb ? d - nb : 0;											\
-	IDX			hi = d < na ? d : na;												\
 	while (lo < hi)																	\
 	{																				\
 		IDX			mid = lo + ((hi - lo) >> 1);									\
-		/* a[mid] is among the first d unless b[d-1-mid] is strictly smaller */	\
+		/* a[mid] is among the first d unless b[d-1-mid] is strictly smaller */		\
 		if (b[d - 1 - mid] < a[mid]) hi = mid; else lo = mid + 1;					\
 	}																				\
 	return lo;																		\
 }																					\
 																					\
 SETOPS_HD IDX																		\
-setops_balanced_path_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d,		\
-						   int levels, int *star)									\
+setops_merge_path_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d)			\
 {																					\
-	IDX			ai = setops_merge_path_##SFX(a, na, b, nb, d);						\
+	return setops_merge_path_within_##SFX(a, b, d, d > nb ? d - nb : 0, d < na ? d : na);	\
+}																					\
+																					\
+/*																					\
+ * Steps 2 to 4 from the merge path's crossing ai of diagonal d, the				\
+ * run-start searches biased by levels (as setops_biased_lower_bound).				\
+ */																					\
+SETOPS_HD IDX																		\
+setops_balanced_split_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d, IDX ai,	\
+							int levels, int *star)									\
+{																					\
 	IDX			bi = d - ai;														\
 																					\
 	*star = 0;																		\
-	/* With B exhausted, ties-to-A means no x-copy of A can wait for B;		\
+	/* With B exhausted, ties-to-A means no x-copy of A can wait for B;				\
 	 * and unless a copy of x lies just left of the cut, no run straddles it. */	\
-	if (bi < nb && ((ai > 0 && !(a[ai - 1] < b[bi])) ||							\
+	if (bi < nb && ((ai > 0 && !(a[ai - 1] < b[bi])) ||								\
 					(bi > 0 && !(b[bi - 1] < b[bi]))))								\
 	{																				\
 		KEY			x = b[bi];														\
@@ -153,7 +183,7 @@ setops_balanced_path_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d,		\
 			/*																		\
 			 * Copies of x on each side, counted only as far as the split can		\
 			 * need (x_count + 1 beyond the cut): a count at that cap is			\
-			 * larger than any advance computed below.  If merge path took a	\
+			 * larger than any advance computed below.  If merge path took a		\
 			 * B copy, it had taken every A copy first.								\
 			 */																		\
 			if (b_run > 0)															\
@@ -187,6 +217,14 @@ setops_balanced_path_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d,		\
 		}																			\
 	}																				\
 	return ai;																		\
+}																					\
+																					\
+SETOPS_HD IDX																		\
+setops_balanced_path_##SFX(const KEY *a, IDX na, const KEY *b, IDX nb, IDX d,		\
+						   int levels, int *star)									\
+{																					\
+	return setops_balanced_split_##SFX(a, na, b, nb, d, setops_merge_path_##SFX(a, na, b, nb, d),	\
+									   levels, star);								\
 }
 
 #endif							/* SETOPS_BALANCED_PATH_H */

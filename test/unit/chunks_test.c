@@ -255,6 +255,52 @@ edge_tests(void)
 	}
 }
 
+/*
+ * The run-start search's modes (biased probes, galloping back from n)
+ * against a linear scan, on runs of every length up to 5000 ending at n
+ * and keys absent, present first, or past the end.
+ */
+static void
+biased_search_tests(void)
+{
+	static int32_t v[12000];
+	int			round;
+
+	for (round = 0; round < 400; round++)
+	{
+		int64_t		n = testgen_range(1, 12000),
+					run = testgen_range(0, round % 4 == 0 ? n : (n < 5000 ? n : 5000)),
+					i,
+					want = n;
+		int32_t		x = (int32_t) testgen_range(-3, 3);
+		int			levels;
+
+		/* keys below x, then run copies of x ending at n */
+		for (i = 0; i < n - run; i++)
+			v[i] = x - 1 - (int32_t) testgen_range(0, 2) - (int32_t) ((n - run - i) / 7);
+		for (; i < n; i++)
+			v[i] = x;
+		for (i = 1; i < n; i++)
+			if (v[i] < v[i - 1])
+				v[i] = v[i - 1];
+		for (i = 0; i < n; i++)
+			if (v[i] >= x)
+			{
+				want = i;
+				break;
+			}
+		for (levels = -1; levels <= 4; levels++)
+		{
+			int64_t		got = setops_biased_lower_bound_split32(v, n, x, levels);
+
+			CHECK(got == want, "biased lower bound, levels %d, n %" PRId64 " run %" PRId64
+				  ": got %" PRId64 ", want %" PRId64, levels, n, run, got, want);
+		}
+		CHECK(setops_biased_lower_bound_split32(v, n, x + 1, -1) == n,
+			  "galloping lower bound past the end, n %" PRId64, n);
+	}
+}
+
 int
 main(void)
 {
@@ -263,6 +309,7 @@ main(void)
 	unsorted_tests_i32();
 	unsorted_tests_i64();
 	edge_tests();
+	biased_search_tests();
 	printf("chunks_test: %ld passed, %ld failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
