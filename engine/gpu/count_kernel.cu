@@ -202,9 +202,9 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	p.num_tiles = num_tiles;
 	p.stop = l->inputs_sorted;
 	p.results = setop_results(l->scratch);
-	partition_kernel<Key, Duplicates, false><<<(num_tiles + 1 + 127) / 128, 128, 0, stream>>>(
-		p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(), num_tiles + 1, boundaries,
-		(int *) p.results, (int) (lay.zeroed / sizeof(int)));
+	launch_partition<Key, Duplicates, false>(p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(),
+											 num_tiles + 1, boundaries, (int *) p.results,
+											 (int) (lay.zeroed / sizeof(int)), stream);
 	/* as many blocks as stay resident at once, no more than tiles */
 	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 		&per_sm, count_tile_kernel<Key, Duplicates, Mode>, CountShape<Key>::NT, 0);

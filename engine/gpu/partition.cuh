@@ -4,10 +4,20 @@
  *	  tile each thread, starts, such that no key-rank pair is split.
  *
  * The search itself is engine/common/balanced_path.h, the same code the CPU
- * engine chunks with.  Globally (one thread per tile boundary) it runs with
- * four biased levels (511/512, 127/128, 31/32, 15/16, 64-bit midpoints);
- * in shared memory with two (31/32, 15/16).  A starred diagonal is stored
- * in the index's top bit: the tile to its left takes one more B element.
+ * engine chunks with.  In shared memory (each thread's start in its tile)
+ * the run-start searches take two biased levels (31/32, 15/16).  Globally
+ * (one thread per tile boundary) every probe misses the cache, and the
+ * searches of all boundaries at once are what a count waits for first, so
+ * there they are shaped to touch less DRAM:
+ *   - Merge Path in two stages: first over columns of A that are
+ *     multiples of a stride, compared with B's keys at multiples of it
+ *     too (the same few keys for every boundary: they stay in L2),
+ *     which brackets the crossing within two strides; then a binary search
+ *     of the bracket (coarse_merge_path);
+ *   - the run starts by galloping back from the cut (8, 72, 584, ...
+ *     keys), whose first probe lies where Merge Path just read.
+ * A starred diagonal is stored in the index's top bit: the tile to its
+ * left takes one more B element.
  *
  * Inputs known to hold no repeated key skip the duplicate-run searches:
  * Merge Path alone, starred when the last A taken equals the next B.
@@ -31,11 +41,6 @@ template <typename Key> struct Search;
 template <> struct Search<int32_t>
 {
 	static __device__ __forceinline__ int
-	balanced(const int32_t *a, int na, const int32_t *b, int nb, int d, int levels, int *star)
-	{
-		return setops_balanced_path_i32(a, na, b, nb, d, levels, star);
-	}
-	static __device__ __forceinline__ int
 	merge(const int32_t *a, int na, const int32_t *b, int nb, int d)
 	{
 		return setops_merge_path_i32(a, na, b, nb, d);
@@ -45,15 +50,20 @@ template <> struct Search<int32_t>
 	{
 		return setops_lower_bound_i32(a, n, x);
 	}
+	static __device__ __forceinline__ int
+	merge_within(const int32_t *a, const int32_t *b, int d, int lo, int hi)
+	{
+		return setops_merge_path_within_i32(a, b, d, lo, hi);
+	}
+	static __device__ __forceinline__ int
+	split_from(const int32_t *a, int na, const int32_t *b, int nb, int d, int ai, int levels, int *star)
+	{
+		return setops_balanced_split_i32(a, na, b, nb, d, ai, levels, star);
+	}
 };
 
 template <> struct Search<int64_t>
 {
-	static __device__ __forceinline__ int
-	balanced(const int64_t *a, int na, const int64_t *b, int nb, int d, int levels, int *star)
-	{
-		return setops_balanced_path_i64(a, na, b, nb, d, levels, star);
-	}
 	static __device__ __forceinline__ int
 	merge(const int64_t *a, int na, const int64_t *b, int nb, int d)
 	{
@@ -64,26 +74,119 @@ template <> struct Search<int64_t>
 	{
 		return setops_lower_bound_i64(a, n, x);
 	}
+	static __device__ __forceinline__ int
+	merge_within(const int64_t *a, const int64_t *b, int d, int lo, int hi)
+	{
+		return setops_merge_path_within_i64(a, b, d, lo, hi);
+	}
+	static __device__ __forceinline__ int
+	split_from(const int64_t *a, int na, const int64_t *b, int nb, int d, int ai, int levels, int *star)
+	{
+		return setops_balanced_split_i64(a, na, b, nb, d, ai, levels, star);
+	}
 };
+
+/*
+ * The stride of the boundaries' first stage, 2^shift: a multiple of it is
+ * a column (A) or a row (B) whose key every boundary's search may read.
+ * Those keys must stay in L2 for the first stage to pay: about 256K of
+ * them in all (16 MB of sectors at most), at least 256 apart.
+ */
+static inline int
+partition_stride_shift(int64_t na, int64_t nb)
+{
+	int			shift = 8;
+
+	while (((na + nb) >> shift) > 262144)
+		shift++;
+	return shift;
+}
+
+/*
+ * Merge Path on diagonal d (the first m with b[d - 1 - m] < a[m], false
+ * then true along m) in two stages, S = 2^shift.  At a column m = I * S the compared
+ * key of B, b[j] with j = d - 1 - m, lies between the stride keys
+ * b[floor(j / S) * S] and b[ceil(j / S) * S]: if the upper one is below
+ * a[m] the test holds at m (sure), if the lower one is at or above a[m] it
+ * fails (sure).  Along I, "sure to hold" goes false then true and "sure to
+ * fail" true then false, and between the last sure failure and the first
+ * sure hold lies at most one column, so two binary searches over columns
+ * (stride keys only) bracket the crossing within 2 S; the second stage
+ * searches the bracket.  Unsorted input gives some answer in range.
+ */
+template <typename Key>
+__device__ __forceinline__ int
+coarse_merge_path(const Key *a, int na, const Key *b, int nb, int d, int shift)
+{
+	const int	S = 1 << shift;
+	int			lo = d > nb ? d - nb : 0,
+				hi = d < na ? d : na;
+
+	if (hi - lo > 4 * S)
+	{
+		/* columns I * S in [lo, hi): I in [c0, c1) */
+		int			c0 = (lo + S - 1) / S,
+					c1 = (hi - 1) / S + 1;
+		auto		holds = [&](int c) {	/* sure to hold at column c */
+			int			j = d - 1 - c * S;
+			int64_t		up = ((int64_t) j + S - 1) / S * S;
+
+			return up < nb && b[up] < a[c * S];
+		};
+		auto		fails = [&](int c) {	/* sure to fail at column c */
+			return !(b[(d - 1 - c * S) / S * S] < a[c * S]);
+		};
+		int			h_lo = c0,			/* first sure hold: in [h_lo, h_hi] */
+					h_hi = c1,
+					f_lo = c0,			/* first column not sure to fail */
+					f_hi = c1;
+
+		/* the two searches side by side: their loads overlap */
+		while (h_lo < h_hi || f_lo < f_hi)
+		{
+			if (h_lo < h_hi)
+			{
+				int			mid = h_lo + ((h_hi - h_lo) >> 1);
+
+				if (holds(mid)) h_hi = mid; else h_lo = mid + 1;
+			}
+			if (f_lo < f_hi)
+			{
+				int			mid = f_lo + ((f_hi - f_lo) >> 1);
+
+				if (fails(mid)) f_lo = mid + 1; else f_hi = mid;
+			}
+		}
+		/* the test holds at column h_lo, fails at column f_lo - 1 */
+		int			new_hi = h_lo < c1 ? min(hi, h_lo * S) : hi;
+		int			new_lo = f_lo > c0 ? max(lo, (f_lo - 1) * S + 1) : lo;
+
+		hi = new_hi;
+		lo = min(new_lo, hi);
+	}
+	return Search<Key>::merge_within(a, b, d, lo, hi);
+}
 
 /*
  * Split on diagonal d: returns ai, with *star set; bi = d - ai + *star.
  * Merge needs no key-rank care: its splits are the merge path itself.
+ * Global: a tile boundary (the two-stage Merge Path with stride
+ * 2^stride_shift, galloping run starts); else a thread's start in shared
+ * memory (levels biased probes).
  */
-template <typename Key, bool Duplicates, bool IsMerge>
+template <typename Key, bool Duplicates, bool IsMerge, bool Global = false>
 __device__ __forceinline__ int
-split_path(const Key *a, int na, const Key *b, int nb, int d, int levels, int *star)
+split_path(const Key *a, int na, const Key *b, int nb, int d, int levels, int *star,
+		   int stride_shift = 0)
 {
-	int			ai;
+	int			ai = Global ? coarse_merge_path(a, na, b, nb, d, stride_shift) :
+		Search<Key>::merge(a, na, b, nb, d);
 
+	*star = 0;
 	if (IsMerge)
-	{
-		*star = 0;
-		return Search<Key>::merge(a, na, b, nb, d);
-	}
+		return ai;
 	if (Duplicates)
-		return Search<Key>::balanced(a, na, b, nb, d, levels, star);
-	ai = Search<Key>::merge(a, na, b, nb, d);
+		return Search<Key>::split_from(a, na, b, nb, d, ai, Global ? -1 : levels, star);
 	*star = ai > 0 && d - ai < nb && !(a[ai - 1] < b[d - ai]);
 	return ai;
 }
@@ -116,7 +219,7 @@ boundary_star(int packed)
  */
 template <typename Key, bool Duplicates, bool IsMerge>
 __global__ void
-partition_kernel(const Key *a, int na, const Key *b, int nb, int nv,
+partition_kernel(const Key *a, int na, const Key *b, int nb, int nv, int stride_shift,
 				 int num_boundaries, int *boundaries, int *clear, int clear_words)
 {
 	int			i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -129,10 +232,26 @@ partition_kernel(const Key *a, int na, const Key *b, int nb, int nv,
 		int64_t		d64 = (int64_t) i * nv;
 		int			d = d64 < (int64_t) na + nb ? (int) d64 : na + nb;
 		int			star;
-		int			ai = split_path<Key, Duplicates, IsMerge>(a, na, b, nb, d, 4, &star);
+		int			ai = split_path<Key, Duplicates, IsMerge, true>(a, na, b, nb, d, -1, &star,
+																	stride_shift);
 
 		boundaries[i] = boundary_pack(ai, star);
 	}
+}
+
+/*
+ * The partition kernel's launch: one thread a boundary; stride_shift
+ * below 0 takes partition_stride_shift's (the tests choose others).
+ */
+template <typename Key, bool Duplicates, bool IsMerge>
+static void
+launch_partition(const Key *a, int na, const Key *b, int nb, int nv, int num_boundaries,
+				 int *boundaries, int *clear, int clear_words, cudaStream_t stream,
+				 int stride_shift = -1)
+{
+	partition_kernel<Key, Duplicates, IsMerge><<<(num_boundaries + 127) / 128, 128, 0, stream>>>(
+		a, na, b, nb, nv, stride_shift < 0 ? partition_stride_shift(na, nb) : stride_shift,
+		num_boundaries, boundaries, clear, clear_words);
 }
 
 }								/* namespace setops */

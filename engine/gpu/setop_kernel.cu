@@ -3,8 +3,9 @@
  *	  The multiset tile kernel and its launch.
  *
  * One pass over the inputs, one write of the outputs:
- *   1. partition_kernel: Balanced Path split at every tile boundary
- *      (partition.cuh), clearing the launch's scratch on the way;
+ *   1. partition_kernel: Balanced Path split at every tile boundary, a
+ *      lane group each (partition.cuh), clearing the launch's scratch on
+ *      the way;
  *   2. setop_stream_kernel, persistent blocks taking tiles of NV = NT * VT
  *      key-rank slots (+-1) in order: copy the tile's A and B intervals
  *      into shared memory (plus one more element of each when there is
@@ -300,9 +301,9 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	p.counter = (int *) (scratch + lay.counter);
 	p.results = (SetopResults *) (scratch + lay.results);
 
-	partition_kernel<Key, Duplicates, IsMerge><<<(nb_parts + 127) / 128, 128, 0, stream>>>(
-		p.a, p.na, p.b, p.nb, NV, nb_parts, (int *) (scratch + lay.boundaries), (int *) scratch,
-		(int) (lay.zeroed / sizeof(int)));
+	launch_partition<Key, Duplicates, IsMerge>(p.a, p.na, p.b, p.nb, NV, nb_parts,
+											   (int *) (scratch + lay.boundaries), (int *) scratch,
+											   (int) (lay.zeroed / sizeof(int)), stream);
 
 	size_t		smem = TILE_BUFFERS * sizeof(TileBuffer<Key, ValueWord>);
 	int			per_sm = 0,

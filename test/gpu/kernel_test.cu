@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../../engine/gpu/gpu_internal.h"
+#include "../../engine/gpu/partition.cuh"
 extern "C"
 {
 #include "../../engine/cpu/engine.h"
@@ -77,6 +78,146 @@ gen(std::vector<int64_t> &v, int64_t n, TestShape s, int64_t salt)
 	v.resize(n + 1);
 	testgen_i64(v.data(), n, s, salt);
 	v.resize(n);
+}
+
+/*
+ * The partition kernel (a lane group a boundary) against the scalar
+ * Balanced Path search of balanced_path.h, as the CPU engine runs it, on
+ * every boundary of several tile sizes: the same split and star, for
+ * Balanced Path, the no-duplicates search and Merge Path, with the first
+ * stage's stride as the sizes choose it and with a small one.  With A out of
+ * order the splits are garbage but must stay in range.
+ */
+static int
+host_split(const int32_t *a, int na, const int32_t *b, int nb, int d, int *star)
+{
+	return setops_balanced_path_i32(a, na, b, nb, d, 4, star);
+}
+
+static int
+host_split(const int64_t *a, int na, const int64_t *b, int nb, int d, int *star)
+{
+	return setops_balanced_path_i64(a, na, b, nb, d, 4, star);
+}
+
+static int
+host_merge(const int32_t *a, int na, const int32_t *b, int nb, int d)
+{
+	return setops_merge_path_i32(a, na, b, nb, d);
+}
+
+static int
+host_merge(const int64_t *a, int na, const int64_t *b, int nb, int d)
+{
+	return setops_merge_path_i64(a, na, b, nb, d);
+}
+
+template <typename Key>
+static void
+partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, bool sorted,
+			   const char *what)
+{
+	int			na = (int) a.size(),
+				nb = (int) b.size(),
+				nbound = (na + nb + nv - 1) / nv + 1;
+	Key		   *d_a,
+			   *d_b;
+	int		   *d_bound;
+	std::vector<int> got(nbound);
+
+	CUDA_OK(cudaMalloc(&d_a, (na + 1) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_b, (nb + 1) * sizeof(Key)));
+	CUDA_OK(cudaMalloc(&d_bound, nbound * sizeof(int)));
+	CUDA_OK(cudaMemcpy(d_a, a.data(), na * sizeof(Key), cudaMemcpyHostToDevice));
+	CUDA_OK(cudaMemcpy(d_b, b.data(), nb * sizeof(Key), cudaMemcpyHostToDevice));
+	for (int mode = 0; mode < 6; mode++)
+	{
+		int			bad = 0;
+		/* modes 3..5 as 0..2 with the first stage's stride 16 (the sizes
+		 * here would take 256) */
+		int			shift = mode >= 3 ? 4 : -1;
+
+		/* 0: Balanced Path, 1: no duplicates (Merge Path, starred on ties), 2: merge */
+		if (mode % 3 == 0)
+			setops::launch_partition<Key, true, false>(d_a, na, d_b, nb, nv, nbound, d_bound, NULL,
+													   0, 0, shift);
+		else if (mode % 3 == 1)
+			setops::launch_partition<Key, false, false>(d_a, na, d_b, nb, nv, nbound, d_bound, NULL,
+														0, 0, shift);
+		else
+			setops::launch_partition<Key, false, true>(d_a, na, d_b, nb, nv, nbound, d_bound, NULL,
+													   0, 0, shift);
+		CUDA_OK(cudaGetLastError());
+		CUDA_OK(cudaMemcpy(got.data(), d_bound, nbound * sizeof(int), cudaMemcpyDeviceToHost));
+		for (int i = 0; i < nbound && bad < 3; i++)
+		{
+			int			d = (int) std::min<int64_t>((int64_t) i * nv, (int64_t) na + nb);
+			int			ai = got[i] & 0x7fffffff,
+						star = (int) ((unsigned) got[i] >> 31),
+						want_star = 0,
+						want;
+
+			if (!sorted)
+			{
+				bool		ok = ai >= 0 && ai <= na && d - ai + star >= 0 && d - ai + star <= nb;
+
+				CHECK(ok, "partition %s nv %d mode %d boundary %d: ai %d star %d out of range",
+					  what, nv, mode, i, ai, star);
+				bad += !ok;
+				continue;
+			}
+			if (mode % 3 == 0)
+				want = host_split(a.data(), na, b.data(), nb, d, &want_star);
+			else
+			{
+				want = host_merge(a.data(), na, b.data(), nb, d);
+				want_star = mode % 3 == 1 && want > 0 && d - want < nb && !(a[want - 1] < b[d - want]);
+			}
+			CHECK(ai == want && star == want_star,
+				  "partition %s nv %d mode %d boundary %d (d %d): got %d*%d, want %d*%d",
+				  what, nv, mode, i, d, ai, star, want, want_star);
+			bad += !(ai == want && star == want_star);
+		}
+	}
+	CUDA_OK(cudaFree(d_a));
+	CUDA_OK(cudaFree(d_b));
+	CUDA_OK(cudaFree(d_bound));
+}
+
+template <typename Key>
+static void
+partition_cases(int rounds, bool quick)
+{
+	const int	nvs[] = {5504, 2945, 64, 3, 1};
+	int			n_nv = quick ? 2 : 5;
+	int64_t		max_n = quick ? 20000 : 300000;
+	const int64_t fixed[][2] = {{0, 0}, {0, 5}, {5, 0}, {1, 1}, {5504, 5504}, {5503, 5505},
+								{200000, 3}, {3, 200000}};
+	char		what[96];
+
+	for (int shape = 0; shape < SHAPE_COUNT; shape++)
+		for (int r = 0; r < rounds + (int) (sizeof(fixed) / sizeof(fixed[0])); r++)
+		{
+			std::vector<Key> a,
+						b;
+			int64_t		na = r < rounds ? testgen_range(0, max_n) : fixed[r - rounds][0],
+						nb = r < rounds ? testgen_range(0, max_n) : fixed[r - rounds][1];
+			/* now and then B of another shape: runs on one side only */
+			TestShape	sb = r % 3 == 2 ? SHAPE_LONG_RUNS : (TestShape) shape;
+
+			gen(a, na, (TestShape) shape, 2 * r + 1);
+			gen(b, nb, sb, 2 * r + 2);
+			snprintf(what, sizeof(what), "%s %s/%s %lld+%lld", sizeof(Key) == 8 ? "int8" : "int4",
+					 testgen_shape_names[shape], testgen_shape_names[sb], (long long) na,
+					 (long long) nb);
+			for (int v = 0; v < n_nv; v++)
+				partition_case(a, b, nvs[v], true, what);
+			if (na > 1 && r == 0)
+			{
+				std::reverse(a.begin(), a.end());
+				partition_case(a, b, 64, a.front() == a.back(), what);
+			}
+		}
 }
 
 /*
@@ -1026,6 +1167,8 @@ main(int argc, char **argv)
 	printf("kernel_test: %d device(s), %s mode\n", count, quick ? "quick" : "full");
 	random_cases<int32_t>(sizes32, sizeof(sizes32) / sizeof(sizes32[0]), quick ? 6 : 120, quick);
 	random_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 80, quick);
+	partition_cases<int32_t>(quick ? 2 : 12, quick);
+	partition_cases<int64_t>(quick ? 1 : 6, quick);
 	long_run_cases<int32_t>();
 	long_run_cases<int64_t>();
 	skew_cases<int32_t>(quick ? 8 : 60, quick);
