@@ -665,7 +665,7 @@ launch_batch(BatchLaunchParams p, bool probe, cudaStream_t stream)
 static ScratchLayout
 batch_layout(int num_tiles)
 {
-	return scratch_layout(num_tiles, true, sizeof(BatchBoundary));
+	return scratch_layout(num_tiles, true, sizeof(BatchBoundary), 0);
 }
 
 }								/* namespace setops */

@@ -202,12 +202,14 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	p.num_tiles = num_tiles;
 	p.stop = l->inputs_sorted;
 	p.results = setop_results(l->scratch);
-	launch_partition<Key, Duplicates, false>(p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(),
-											 num_tiles + 1, boundaries, (int *) p.results,
-											 (int) (lay.zeroed / sizeof(int)), stream);
+	err = launch_partition<Key, Duplicates, false>(
+		p.a, p.na, p.b, p.nb, tile_slots<Key, CountShape<Key>>(), num_tiles + 1, boundaries,
+		(int *) p.results, (int) (lay.zeroed / sizeof(int)),
+		(Key *) ((char *) l->scratch + lay.samples), stream);
 	/* as many blocks as stay resident at once, no more than tiles */
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-		&per_sm, count_tile_kernel<Key, Duplicates, Mode>, CountShape<Key>::NT, 0);
+	if (err == cudaSuccess)
+		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+			&per_sm, count_tile_kernel<Key, Duplicates, Mode>, CountShape<Key>::NT, 0);
 	if (err == cudaSuccess)
 		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
 	if (err == cudaSuccess)
@@ -226,7 +228,8 @@ count_layout(SetopsKeyType key_type, int na, int nb)
 	int64_t		nv = key_type == SETOPS_KEY_INT64 ? tile_slots<int64_t, CountShape<int64_t>>() :
 		tile_slots<int32_t, CountShape<int32_t>>();
 
-	return scratch_layout((int) (((int64_t) na + nb + nv - 1) / nv), false, sizeof(int));
+	return scratch_layout((int) (((int64_t) na + nb + nv - 1) / nv), false, sizeof(int),
+						  partition_sample_bytes(key_type, na, nb));
 }
 
 }								/* namespace setops */

@@ -145,13 +145,50 @@ typedef struct SetopResults
 } SetopResults;
 
 /*
+ * The partition's first stage (partition.cuh) reads the keys at multiples
+ * of a stride 2^shift from a compact copy, the samples: about 256K of them
+ * in all, at least 256 keys apart, so that they share a few pages and stay
+ * in L2.  Inputs under PARTITION_SAMPLE_MIN elements in all take no
+ * samples (one launch less; their searches are short).
+ */
+#define PARTITION_SAMPLE_MIN (4 << 20)
+
+static inline int
+partition_stride_shift(int64_t na, int64_t nb)
+{
+	int			shift = 8;
+
+	while (((na + nb) >> shift) > 262144)
+		shift++;
+	return shift;
+}
+
+static inline __host__ __device__ int64_t
+partition_samples(int64_t n, int shift)
+{
+	return (n + ((int64_t) 1 << shift) - 1) >> shift;
+}
+
+static inline size_t
+partition_sample_bytes(SetopsKeyType key_type, int64_t na, int64_t nb)
+{
+	int			shift = partition_stride_shift(na, nb);
+
+	if (na + nb < PARTITION_SAMPLE_MIN)
+		return 0;
+	return (size_t) (partition_samples(na, shift) + partition_samples(nb, shift)) *
+		setops_key_size(key_type);
+}
+
+/*
  * Where a launch (an operation, a count, a batch) keeps its state in its
  * scratch.  The results first, at a fixed place (setop_results), so that
  * callers read them back without knowing the rest; with look-back, the
  * tile counter beside them and the look-back descriptors after.  Those
  * are the zeroed region, [0, zeroed): zero before the kernels run (the
  * partition clears it, or a memset where no partition runs).  Then the
- * num_tiles + 1 tile boundaries, which the partition writes.
+ * num_tiles + 1 tile boundaries, which the partition writes, and the
+ * partition's samples.
  */
 typedef struct ScratchLayout
 {
@@ -161,11 +198,12 @@ typedef struct ScratchLayout
 	size_t		descriptors;	/* look-back only: num_tiles TileWords */
 	size_t		zeroed;			/* bytes from 0 to clear */
 	size_t		boundaries;
+	size_t		samples;		/* sample_bytes of them (0: none) */
 	size_t		bytes;
 } ScratchLayout;
 
 static inline ScratchLayout
-scratch_layout(int num_tiles, bool look_back, size_t boundary_bytes)
+scratch_layout(int num_tiles, bool look_back, size_t boundary_bytes, size_t sample_bytes)
 {
 	ScratchLayout s;
 
@@ -177,7 +215,8 @@ scratch_layout(int num_tiles, bool look_back, size_t boundary_bytes)
 		s.descriptors + GPU_ALIGN((size_t) num_tiles * sizeof(unsigned long long)) :
 		sizeof(SetopResults);
 	s.boundaries = GPU_ALIGN(s.zeroed);
-	s.bytes = s.boundaries + GPU_ALIGN((size_t) (num_tiles + 1) * boundary_bytes);
+	s.samples = s.boundaries + GPU_ALIGN((size_t) (num_tiles + 1) * boundary_bytes);
+	s.bytes = s.samples + GPU_ALIGN(sample_bytes);
 	return s;
 }
 

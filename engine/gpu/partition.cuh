@@ -11,9 +11,10 @@
  * there they are shaped to touch less DRAM:
  *   - Merge Path in two stages: first over columns of A that are
  *     multiples of a stride, compared with B's keys at multiples of it
- *     too (the same few keys for every boundary: they stay in L2),
- *     which brackets the crossing within two strides; then a binary search
- *     of the bracket (coarse_merge_path);
+ *     too (the same few keys for every boundary, copied together by a
+ *     launch of their own: they stay in L2 and in a few pages), which
+ *     brackets the crossing within two strides; then a binary search of
+ *     the bracket (coarse_merge_path);
  *   - the run starts by galloping back from the cut (8, 72, 584, ...
  *     keys), whose first probe lies where Merge Path just read.
  * A starred diagonal is stored in the index's top bit: the tile to its
@@ -28,6 +29,7 @@
 #include <stdint.h>
 
 #include "../common/balanced_path.h"
+#include "gpu_internal.h"
 #include "dependent_launch.cuh"
 
 SETOPS_DEFINE_SEARCHES(i32, int32_t, int)
@@ -87,54 +89,44 @@ template <> struct Search<int64_t>
 };
 
 /*
- * The stride of the boundaries' first stage, 2^shift: a multiple of it is
- * a column (A) or a row (B) whose key every boundary's search may read.
- * Those keys must stay in L2 for the first stage to pay: about 256K of
- * them in all (16 MB of sectors at most), at least 256 apart.
- */
-static inline int
-partition_stride_shift(int64_t na, int64_t nb)
-{
-	int			shift = 8;
-
-	while (((na + nb) >> shift) > 262144)
-		shift++;
-	return shift;
-}
-
-/*
  * Merge Path on diagonal d (the first m with b[d - 1 - m] < a[m], false
- * then true along m) in two stages, S = 2^shift.  At a column m = I * S the compared
- * key of B, b[j] with j = d - 1 - m, lies between the stride keys
- * b[floor(j / S) * S] and b[ceil(j / S) * S]: if the upper one is below
- * a[m] the test holds at m (sure), if the lower one is at or above a[m] it
- * fails (sure).  Along I, "sure to hold" goes false then true and "sure to
- * fail" true then false, and between the last sure failure and the first
- * sure hold lies at most one column, so two binary searches over columns
- * (stride keys only) bracket the crossing within 2 S; the second stage
- * searches the bracket.  Unsorted input gives some answer in range.
+ * then true along m) in two stages, S = 2^shift.  At a column m = I * S
+ * the compared key of B, b[j] with j = d - 1 - m, lies between the stride
+ * keys b[floor(j / S) * S] and b[ceil(j / S) * S]: if the upper one is
+ * below a[m] the test holds at m (sure), if the lower one is at or above
+ * a[m] it fails (sure).  Along I, "sure to hold" goes false then true and
+ * "sure to fail" true then false, and between the last sure failure and
+ * the first sure hold lies at most one column, so two binary searches
+ * over the stride keys bracket the crossing within 2 S; the second stage
+ * searches the bracket.  The stride keys come from the samples (A's, then
+ * B's: sa[I] = a[I * S]), which share a few pages: read from a and b they
+ * would cost a TLB miss each.  Without samples (NULL) only the second
+ * stage runs.  Unsorted input gives some answer in range.
  */
 template <typename Key>
 __device__ __forceinline__ int
-coarse_merge_path(const Key *a, int na, const Key *b, int nb, int d, int shift)
+coarse_merge_path(const Key *a, int na, const Key *b, int nb, int d, int shift,
+				  const Key *samples)
 {
 	const int	S = 1 << shift;
 	int			lo = d > nb ? d - nb : 0,
 				hi = d < na ? d : na;
 
-	if (hi - lo > 4 * S)
+	if (samples != NULL && hi - lo > 4 * S)
 	{
+		const Key  *sa = samples,
+				   *sb = samples + partition_samples(na, shift);
 		/* columns I * S in [lo, hi): I in [c0, c1) */
-		int			c0 = (lo + S - 1) / S,
-					c1 = (hi - 1) / S + 1;
+		int			c0 = (lo + S - 1) >> shift,
+					c1 = ((hi - 1) >> shift) + 1;
 		auto		holds = [&](int c) {	/* sure to hold at column c */
-			int			j = d - 1 - c * S;
-			int64_t		up = ((int64_t) j + S - 1) / S * S;
+			int			j = d - 1 - (c << shift);
+			int64_t		up = ((int64_t) j + S - 1) >> shift;
 
-			return up < nb && b[up] < a[c * S];
+			return (up << shift) < nb && sb[up] < sa[c];
 		};
 		auto		fails = [&](int c) {	/* sure to fail at column c */
-			return !(b[(d - 1 - c * S) / S * S] < a[c * S]);
+			return !(sb[(d - 1 - (c << shift)) >> shift] < sa[c]);
 		};
 		int			h_lo = c0,			/* first sure hold: in [h_lo, h_hi] */
 					h_hi = c1,
@@ -158,8 +150,8 @@ coarse_merge_path(const Key *a, int na, const Key *b, int nb, int d, int shift)
 			}
 		}
 		/* the test holds at column h_lo, fails at column f_lo - 1 */
-		int			new_hi = h_lo < c1 ? min(hi, h_lo * S) : hi;
-		int			new_lo = f_lo > c0 ? max(lo, (f_lo - 1) * S + 1) : lo;
+		int			new_hi = h_lo < c1 ? min(hi, h_lo << shift) : hi;
+		int			new_lo = f_lo > c0 ? max(lo, ((f_lo - 1) << shift) + 1) : lo;
 
 		hi = new_hi;
 		lo = min(new_lo, hi);
@@ -171,15 +163,15 @@ coarse_merge_path(const Key *a, int na, const Key *b, int nb, int d, int shift)
  * Split on diagonal d: returns ai, with *star set; bi = d - ai + *star.
  * Merge needs no key-rank care: its splits are the merge path itself.
  * Global: a tile boundary (the two-stage Merge Path with stride
- * 2^stride_shift, galloping run starts); else a thread's start in shared
- * memory (levels biased probes).
+ * 2^stride_shift and its samples, galloping run starts); else a thread's
+ * start in shared memory (levels biased probes).
  */
 template <typename Key, bool Duplicates, bool IsMerge, bool Global = false>
 __device__ __forceinline__ int
 split_path(const Key *a, int na, const Key *b, int nb, int d, int levels, int *star,
-		   int stride_shift = 0)
+		   int stride_shift = 0, const Key *samples = NULL)
 {
-	int			ai = Global ? coarse_merge_path(a, na, b, nb, d, stride_shift) :
+	int			ai = Global ? coarse_merge_path(a, na, b, nb, d, stride_shift, samples) :
 		Search<Key>::merge(a, na, b, nb, d);
 
 	*star = 0;
@@ -210,48 +202,88 @@ boundary_star(int packed)
 	return (int) ((unsigned) packed >> 31);
 }
 
+/* The stride keys into the samples: A's, then B's (one thread a key). */
+template <typename Key>
+__global__ void
+partition_sample_kernel(const Key *a, int na, const Key *b, int nb, int shift, Key *samples)
+{
+	int64_t		t = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	int64_t		sa = partition_samples(na, shift);
+
+	grid_release_next();		/* the partition waits for this grid */
+	if (t < sa)
+		samples[t] = a[t << shift];
+	else if (t < sa + partition_samples(nb, shift))
+		samples[t] = b[(t - sa) << shift];
+}
+
 /*
  * One thread per tile boundary: num_tiles + 1 boundaries.  The threads also
  * zero the launch's clear_words words at clear (results, tile counter,
  * look-back descriptors): one launch instead of a memset and a launch.  The
  * tile kernel may start launching at once (dependent_launch.cuh); it waits
- * for this grid before it reads either.
+ * for this grid before it reads either.  With samples, this grid is the
+ * sample kernel's dependent and waits for it before searching.
  */
 template <typename Key, bool Duplicates, bool IsMerge>
 __global__ void
 partition_kernel(const Key *a, int na, const Key *b, int nb, int nv, int stride_shift,
-				 int num_boundaries, int *boundaries, int *clear, int clear_words)
+				 const Key *samples, int num_boundaries, int *boundaries, int *clear,
+				 int clear_words)
 {
 	int			i = blockIdx.x * blockDim.x + threadIdx.x;
 
 	grid_release_next();
 	for (int w = i; w < clear_words; w += gridDim.x * blockDim.x)
 		clear[w] = 0;
+	if (samples != NULL)
+		grid_wait_previous();
 	if (i < num_boundaries)
 	{
 		int64_t		d64 = (int64_t) i * nv;
 		int			d = d64 < (int64_t) na + nb ? (int) d64 : na + nb;
 		int			star;
 		int			ai = split_path<Key, Duplicates, IsMerge, true>(a, na, b, nb, d, -1, &star,
-																	stride_shift);
+																	stride_shift, samples);
 
 		boundaries[i] = boundary_pack(ai, star);
 	}
 }
 
 /*
- * The partition kernel's launch: one thread a boundary; stride_shift
- * below 0 takes partition_stride_shift's (the tests choose others).
+ * The partition's launches: the samples when the inputs are large enough
+ * to take them (samples: partition_sample_bytes of room), then one thread
+ * a boundary.  stride_shift below 0 takes partition_stride_shift's (the
+ * tests choose others, and may take samples of any size).
  */
 template <typename Key, bool Duplicates, bool IsMerge>
-static void
+static cudaError_t
 launch_partition(const Key *a, int na, const Key *b, int nb, int nv, int num_boundaries,
-				 int *boundaries, int *clear, int clear_words, cudaStream_t stream,
-				 int stride_shift = -1)
+				 int *boundaries, int *clear, int clear_words, Key *samples,
+				 cudaStream_t stream, int stride_shift = -1)
 {
-	partition_kernel<Key, Duplicates, IsMerge><<<(num_boundaries + 127) / 128, 128, 0, stream>>>(
-		a, na, b, nb, nv, stride_shift < 0 ? partition_stride_shift(na, nb) : stride_shift,
-		num_boundaries, boundaries, clear, clear_words);
+	int			shift = stride_shift < 0 ? partition_stride_shift(na, nb) : stride_shift;
+	int			grid = (num_boundaries + 127) / 128;
+	int64_t		ns = partition_samples(na, shift) + partition_samples(nb, shift);
+
+	if ((stride_shift < 0 && (int64_t) na + nb < PARTITION_SAMPLE_MIN) || ns == 0)
+		samples = NULL;
+	if (samples == NULL)
+	{
+		partition_kernel<Key, Duplicates, IsMerge><<<grid, 128, 0, stream>>>(
+			a, na, b, nb, nv, shift, (const Key *) NULL, num_boundaries, boundaries, clear,
+			clear_words);
+		return cudaGetLastError();
+	}
+	partition_sample_kernel<Key><<<(int) ((ns + 255) / 256), 256, 0, stream>>>(a, na, b, nb, shift,
+																			 samples);
+	cudaError_t err = cudaGetLastError();
+
+	if (err != cudaSuccess)
+		return err;
+	return launch_dependent(partition_kernel<Key, Duplicates, IsMerge>, grid, 128, 0, stream,
+							a, na, b, nb, nv, shift, (const Key *) samples, num_boundaries,
+							boundaries, clear, clear_words);
 }
 
 }								/* namespace setops */

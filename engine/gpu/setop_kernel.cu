@@ -38,7 +38,8 @@ setop_layout(SetopsKeyType key_type, int na, int nb)
 	int			nv = key_type == SETOPS_KEY_INT64 ? tile_slots<int64_t>() : tile_slots<int32_t>();
 	int64_t		total = (int64_t) na + nb;
 
-	return scratch_layout((int) ((total + nv - 1) / nv), true, sizeof(int));
+	return scratch_layout((int) ((total + nv - 1) / nv), true, sizeof(int),
+						  partition_sample_bytes(key_type, na, nb));
 }
 
 /*
@@ -301,15 +302,13 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	p.counter = (int *) (scratch + lay.counter);
 	p.results = (SetopResults *) (scratch + lay.results);
 
-	launch_partition<Key, Duplicates, IsMerge>(p.a, p.na, p.b, p.nb, NV, nb_parts,
-											   (int *) (scratch + lay.boundaries), (int *) scratch,
-											   (int) (lay.zeroed / sizeof(int)), stream);
-
 	size_t		smem = TILE_BUFFERS * sizeof(TileBuffer<Key, ValueWord>);
 	int			per_sm = 0,
 				sms = 0,
 				grid;
-	cudaError_t err = cudaGetLastError();
+	cudaError_t err = launch_partition<Key, Duplicates, IsMerge>(
+		p.a, p.na, p.b, p.nb, NV, nb_parts, (int *) (scratch + lay.boundaries), (int *) scratch,
+		(int) (lay.zeroed / sizeof(int)), (Key *) (scratch + lay.samples), stream);
 
 	if (err == cudaSuccess)
 		err = cudaFuncSetAttribute(setop_stream_kernel<Key, Op, Duplicates, ValueWord>,

@@ -84,8 +84,8 @@ gen(std::vector<int64_t> &v, int64_t n, TestShape s, int64_t salt)
  * The partition kernel (a lane group a boundary) against the scalar
  * Balanced Path search of balanced_path.h, as the CPU engine runs it, on
  * every boundary of several tile sizes: the same split and star, for
- * Balanced Path, the no-duplicates search and Merge Path, with the first
- * stage's stride as the sizes choose it and with a small one.  With A out of
+ * Balanced Path, the no-duplicates search and Merge Path: as the sizes
+ * choose the first stage, with samples at a small stride, and without.  With A out of
  * order the splits are garbage but must stay in range.
  */
 static int
@@ -121,32 +121,37 @@ partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, boo
 				nb = (int) b.size(),
 				nbound = (na + nb + nv - 1) / nv + 1;
 	Key		   *d_a,
-			   *d_b;
+			   *d_b,
+			   *d_samples;
 	int		   *d_bound;
 	std::vector<int> got(nbound);
 
 	CUDA_OK(cudaMalloc(&d_a, (na + 1) * sizeof(Key)));
 	CUDA_OK(cudaMalloc(&d_b, (nb + 1) * sizeof(Key)));
 	CUDA_OK(cudaMalloc(&d_bound, nbound * sizeof(int)));
+	/* room for samples at the smallest stride tested, 16 */
+	CUDA_OK(cudaMalloc(&d_samples, (partition_samples(na, 4) +
+									partition_samples(nb, 4) + 1) * sizeof(Key)));
 	CUDA_OK(cudaMemcpy(d_a, a.data(), na * sizeof(Key), cudaMemcpyHostToDevice));
 	CUDA_OK(cudaMemcpy(d_b, b.data(), nb * sizeof(Key), cudaMemcpyHostToDevice));
-	for (int mode = 0; mode < 6; mode++)
+	for (int mode = 0; mode < 9; mode++)
 	{
 		int			bad = 0;
-		/* modes 3..5 as 0..2 with the first stage's stride 16 (the sizes
-		 * here would take 256) */
+		/* modes 0..2 as the sizes choose (no samples under 4M), 3..5 the
+		 * same with samples at stride 16, 6..8 without samples */
 		int			shift = mode >= 3 ? 4 : -1;
+		Key		   *samples = mode < 6 ? d_samples : NULL;
 
-		/* 0: Balanced Path, 1: no duplicates (Merge Path, starred on ties), 2: merge */
+		/* mode % 3: 0 Balanced Path, 1 no duplicates (Merge Path, starred on ties), 2 merge */
 		if (mode % 3 == 0)
-			setops::launch_partition<Key, true, false>(d_a, na, d_b, nb, nv, nbound, d_bound, NULL,
-													   0, 0, shift);
+			CUDA_OK((setops::launch_partition<Key, true, false>(d_a, na, d_b, nb, nv, nbound, d_bound,
+																NULL, 0, samples, 0, shift)));
 		else if (mode % 3 == 1)
-			setops::launch_partition<Key, false, false>(d_a, na, d_b, nb, nv, nbound, d_bound, NULL,
-														0, 0, shift);
+			CUDA_OK((setops::launch_partition<Key, false, false>(d_a, na, d_b, nb, nv, nbound, d_bound,
+																 NULL, 0, samples, 0, shift)));
 		else
-			setops::launch_partition<Key, false, true>(d_a, na, d_b, nb, nv, nbound, d_bound, NULL,
-													   0, 0, shift);
+			CUDA_OK((setops::launch_partition<Key, false, true>(d_a, na, d_b, nb, nv, nbound, d_bound,
+																NULL, 0, samples, 0, shift)));
 		CUDA_OK(cudaGetLastError());
 		CUDA_OK(cudaMemcpy(got.data(), d_bound, nbound * sizeof(int), cudaMemcpyDeviceToHost));
 		for (int i = 0; i < nbound && bad < 3; i++)
@@ -182,6 +187,7 @@ partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, boo
 	CUDA_OK(cudaFree(d_a));
 	CUDA_OK(cudaFree(d_b));
 	CUDA_OK(cudaFree(d_bound));
+	CUDA_OK(cudaFree(d_samples));
 }
 
 template <typename Key>
