@@ -40,53 +40,35 @@ namespace setops
 
 template <typename Key> struct Search;
 
-template <> struct Search<int32_t>
-{
-	static __device__ __forceinline__ int
-	merge(const int32_t *a, int na, const int32_t *b, int nb, int d)
-	{
-		return setops_merge_path_i32(a, na, b, nb, d);
-	}
-	static __device__ __forceinline__ int
-	lower(const int32_t *a, int n, int32_t x)
-	{
-		return setops_lower_bound_i32(a, n, x);
-	}
-	static __device__ __forceinline__ int
-	merge_within(const int32_t *a, const int32_t *b, int d, int lo, int hi)
-	{
-		return setops_merge_path_within_i32(a, b, d, lo, hi);
-	}
-	static __device__ __forceinline__ int
-	split_from(const int32_t *a, int na, const int32_t *b, int nb, int d, int ai, int levels, int *star)
-	{
-		return setops_balanced_split_i32(a, na, b, nb, d, ai, levels, star);
-	}
+/* Search<Key>: balanced_path.h's searches for Key, positions as int. */
+#define SETOPS_SEARCH_FOR(KEY, SFX)												\
+template <> struct Search<KEY>													\
+{																				\
+	static __device__ __forceinline__ int										\
+	merge(const KEY *a, int na, const KEY *b, int nb, int d)					\
+	{																			\
+		return setops_merge_path_##SFX(a, na, b, nb, d);						\
+	}																			\
+	static __device__ __forceinline__ int										\
+	lower(const KEY *a, int n, KEY x)											\
+	{																			\
+		return setops_lower_bound_##SFX(a, n, x);								\
+	}																			\
+	static __device__ __forceinline__ int										\
+	merge_within(const KEY *a, const KEY *b, int d, int lo, int hi)			\
+	{																			\
+		return setops_merge_path_within_##SFX(a, b, d, lo, hi);					\
+	}																			\
+	static __device__ __forceinline__ int										\
+	split_from(const KEY *a, int na, const KEY *b, int nb, int d, int ai,		\
+			   int levels, int *star)											\
+	{																			\
+		return setops_balanced_split_##SFX(a, na, b, nb, d, ai, levels, star);	\
+	}																			\
 };
 
-template <> struct Search<int64_t>
-{
-	static __device__ __forceinline__ int
-	merge(const int64_t *a, int na, const int64_t *b, int nb, int d)
-	{
-		return setops_merge_path_i64(a, na, b, nb, d);
-	}
-	static __device__ __forceinline__ int
-	lower(const int64_t *a, int n, int64_t x)
-	{
-		return setops_lower_bound_i64(a, n, x);
-	}
-	static __device__ __forceinline__ int
-	merge_within(const int64_t *a, const int64_t *b, int d, int lo, int hi)
-	{
-		return setops_merge_path_within_i64(a, b, d, lo, hi);
-	}
-	static __device__ __forceinline__ int
-	split_from(const int64_t *a, int na, const int64_t *b, int nb, int d, int ai, int levels, int *star)
-	{
-		return setops_balanced_split_i64(a, na, b, nb, d, ai, levels, star);
-	}
-};
+SETOPS_SEARCH_FOR(int32_t, i32)
+SETOPS_SEARCH_FOR(int64_t, i64)
 
 /*
  * Merge Path on diagonal d (the first m with b[d - 1 - m] < a[m], false
