@@ -169,12 +169,18 @@ partition_samples(int64_t n, int shift)
 	return (n + ((int64_t) 1 << shift) - 1) >> shift;
 }
 
+static inline bool
+partition_takes_samples(int64_t na, int64_t nb)
+{
+	return na + nb >= PARTITION_SAMPLE_MIN;
+}
+
 static inline size_t
 partition_sample_bytes(SetopsKeyType key_type, int64_t na, int64_t nb)
 {
 	int			shift = partition_stride_shift(na, nb);
 
-	if (na + nb < PARTITION_SAMPLE_MIN)
+	if (!partition_takes_samples(na, nb))
 		return 0;
 	return (size_t) (partition_samples(na, shift) + partition_samples(nb, shift)) *
 		setops_key_size(key_type);

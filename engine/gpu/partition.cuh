@@ -145,8 +145,8 @@ coarse_merge_path(const Key *a, int na, const Key *b, int nb, int d, int shift,
  * Split on diagonal d: returns ai, with *star set; bi = d - ai + *star.
  * Merge needs no key-rank care: its splits are the merge path itself.
  * Global: a tile boundary (the two-stage Merge Path with stride
- * 2^stride_shift and its samples, galloping run starts); else a thread's
- * start in shared memory (levels biased probes).
+ * 2^stride_shift and its samples); else a thread's start in shared
+ * memory.  levels: the run-start searches' (balanced_path.h; -1 gallops).
  */
 template <typename Key, bool Duplicates, bool IsMerge, bool Global = false>
 __device__ __forceinline__ int
@@ -160,7 +160,7 @@ split_path(const Key *a, int na, const Key *b, int nb, int d, int levels, int *s
 	if (IsMerge)
 		return ai;
 	if (Duplicates)
-		return Search<Key>::split_from(a, na, b, nb, d, ai, Global ? -1 : levels, star);
+		return Search<Key>::split_from(a, na, b, nb, d, ai, levels, star);
 	*star = ai > 0 && d - ai < nb && !(a[ai - 1] < b[d - ai]);
 	return ai;
 }
@@ -248,7 +248,7 @@ launch_partition(const Key *a, int na, const Key *b, int nb, int nv, int num_bou
 	int			grid = (num_boundaries + 127) / 128;
 	int64_t		ns = partition_samples(na, shift) + partition_samples(nb, shift);
 
-	if ((stride_shift < 0 && (int64_t) na + nb < PARTITION_SAMPLE_MIN) || ns == 0)
+	if ((stride_shift < 0 && !partition_takes_samples(na, nb)) || ns == 0)
 		samples = NULL;
 	if (samples == NULL)
 	{

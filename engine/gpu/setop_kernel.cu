@@ -3,9 +3,9 @@
  *	  The multiset tile kernel and its launch.
  *
  * One pass over the inputs, one write of the outputs:
- *   1. partition_kernel: Balanced Path split at every tile boundary, a
- *      lane group each (partition.cuh), clearing the launch's scratch on
- *      the way;
+ *   1. partition_kernel: Balanced Path split at every tile boundary
+ *      (partition.cuh: a two-stage search, its stride keys copied first
+ *      for large inputs), clearing the launch's scratch on the way;
  *   2. setop_stream_kernel, persistent blocks taking tiles of NV = NT * VT
  *      key-rank slots (+-1) in order: copy the tile's A and B intervals
  *      into shared memory (plus one more element of each when there is
