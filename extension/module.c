@@ -28,7 +28,7 @@ int			setops_device = SETOPS_DEVICE_AUTO;
 int			setops_gpu_min_elements = 100000;
 int			setops_agg_stream_min_mb = 32;
 int			setops_copy_threads = 4;
-int			setops_cpu_threads = 4;
+int			setops_cpu_threads = 0;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", SETOPS_DEVICE_AUTO, false},
@@ -103,10 +103,11 @@ _PG_init(void)
 							"Counts of 4M elements or more whose keys seldom repeat are "
 							"split into parts on Balanced Path diagonals, one a thread; "
 							"helper threads only count, with every signal blocked, and "
-							"are joined before the count returns. 1: the backend alone.",
+							"are joined before the count returns. 1: the backend alone; "
+							"0: half the CPUs the backend may run on, at most 16.",
 							&setops_cpu_threads,
-							4,
-							1, SETOPS_COPY_THREADS_MAX,
+							0,
+							0, SETOPS_COPY_THREADS_MAX,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);

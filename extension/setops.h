@@ -20,13 +20,20 @@
 /* ---- settings (module.c) read on every floor ---- */
 
 extern int	setops_copy_threads;	/* setops.copy_threads */
-extern int	setops_cpu_threads;		/* setops.cpu_threads */
+extern int	setops_cpu_threads;		/* setops.cpu_threads (0: setops_count_threads chooses) */
 
 /* a large copy to or from the GPU service, over setops.copy_threads threads */
 static inline void
 setops_copy(void *dst, const void *src, size_t bytes)
 {
 	setops_copy_split(dst, src, bytes, setops_copy_threads);
+}
+
+/* threads a CPU engine count uses: setops.cpu_threads, 0 choosing */
+static inline int
+setops_count_threads(void)
+{
+	return setops_cpu_threads > 0 ? setops_cpu_threads : setops_auto_threads();
 }
 
 /* The SQL name of a key type's element: "int4" or "int8". */

@@ -25,4 +25,20 @@ extern void setops_copy_split(void *dst, const void *src, size_t bytes, int thre
  */
 extern void setops_run_parts(void (*fn) (void *arg, int part), void *arg, int parts);
 
+/*
+ * fn(arg, 0) .. fn(arg, chunks - 1) on up to threads threads (the caller's
+ * included), each taking the next chunk not yet taken: a thread slowed by
+ * a busy core takes fewer, instead of holding up the rest with a fixed
+ * share.  The same rules for fn as setops_run_parts.
+ */
+extern void setops_run_chunks(void (*fn) (void *arg, int chunk), void *arg, int chunks,
+							  int threads);
+
+/*
+ * Threads a CPU engine count uses when not told (setops.cpu_threads 0):
+ * half the CPUs this process may run on (its affinity mask: taskset,
+ * cgroup cpusets), at least 1, at most SETOPS_COPY_THREADS_MAX.
+ */
+extern int	setops_auto_threads(void);
+
 #endif							/* SETOPS_COPY_THREADS_H */

@@ -256,6 +256,8 @@ F(setops_cpu_count_split) (const KEY *a, int64_t na, const KEY *b, int64_t nb, i
 	if (na == 0 || nb == 0 || parts < 2 || F(count_path) (a, na, b, nb) != SETOPS_PATH_SIMD)
 		return 0;
 #ifdef SETOPS_HAVE_AVX2
+	if (a_cut == NULL)
+		return 1;				/* only asked whether it would cut */
 	return F(cut_checked) (a, na, b, nb, parts, a_cut, b_cut);
 #else
 	return 0;

@@ -98,7 +98,8 @@ extern int64_t setops_cpu_intersect_count_i64(const int64_t *a, int64_t na,
  * each) and returns 1, or 0 where the count would not take its SIMD
  * windows (then setops_cpu_intersect_count), or -1 at an order break it
  * saw; count_part counts one part, -1 at an order break.  The count is the
- * parts' sum.
+ * parts' sum.  With a_cut NULL count_split only says whether it would cut
+ * (1) or not (0), and reads no more than a few keys.
  */
 extern int	setops_cpu_count_split_i32(const int32_t *a, int64_t na, const int32_t *b, int64_t nb,
 									   int parts, int64_t *a_cut, int64_t *b_cut);

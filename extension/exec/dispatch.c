@@ -322,72 +322,78 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 
 /* Elements from which a CPU count is split over setops.cpu_threads threads */
 #define CPU_COUNT_PARALLEL_MIN ((int64) 4 << 20)
+/* Chunks a count thread takes, one at a time: a thread on a busy core then
+ * takes fewer instead of holding up the rest with a fixed share */
+#define CPU_COUNT_CHUNKS_PER_THREAD 4
+#define CPU_COUNT_CHUNKS_MAX (SETOPS_COPY_THREADS_MAX * CPU_COUNT_CHUNKS_PER_THREAD)
 
-typedef struct CountParts
+typedef struct CountChunks
 {
 	SetopsKeyType type;
 	const void *a;
 	const void *b;
-	int64		a_cut[SETOPS_COPY_THREADS_MAX + 1];
-	int64		b_cut[SETOPS_COPY_THREADS_MAX + 1];
-	int64		k[SETOPS_COPY_THREADS_MAX];
-} CountParts;
+	int64		a_cut[CPU_COUNT_CHUNKS_MAX + 1];
+	int64		b_cut[CPU_COUNT_CHUNKS_MAX + 1];
+	int64		k[CPU_COUNT_CHUNKS_MAX];
+} CountChunks;
 
-/* One part, on a helper thread: engine code only (copy_threads.h) */
+/* One chunk, on a helper thread: engine code only (copy_threads.h) */
 static void
-count_part(void *arg, int part)
+count_chunk(void *arg, int chunk)
 {
-	CountParts *c = (CountParts *) arg;
+	CountChunks *c = (CountChunks *) arg;
 
-	c->k[part] = setops_cpu_count_part(c->type, c->a, c->b, c->a_cut, c->b_cut, part);
+	c->k[chunk] = setops_cpu_count_part(c->type, c->a, c->b, c->a_cut, c->b_cut, chunk);
 }
 
 /*
- * How the intersection count would split over setops.cpu_threads threads
- * (inputs large enough, keys that take the SIMD windows): the parts' cuts
- * into c; 0 when it runs on one thread, -1 at an order break seen at a cut.
+ * Threads the intersection count would split over: setops.cpu_threads
+ * when the inputs are large enough and their keys take the SIMD windows,
+ * else 1.
  */
 static int
-count_plan(SetopsKeys *a, SetopsKeys *b, CountParts *c)
+count_threads(SetopsKeys *a, SetopsKeys *b)
 {
-	int			parts = Min(setops_cpu_threads, SETOPS_COPY_THREADS_MAX);
+	int			threads = Min(setops_count_threads(), SETOPS_COPY_THREADS_MAX);
 
-	if (parts < 2 || a->n + b->n < CPU_COUNT_PARALLEL_MIN)
-		return 0;
-	c->type = a->type;
-	c->a = a->data;
-	c->b = b->data;
-	return setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, parts, c->a_cut,
-								  c->b_cut);
+	if (threads < 2 || a->n + b->n < CPU_COUNT_PARALLEL_MIN ||
+		setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, threads, NULL, NULL) == 0)
+		return 1;
+	return threads;
 }
 
 /*
  * The intersection count, over setops.cpu_threads threads when the inputs
  * are large and take the SIMD windows: one pass over memory at a core's
  * bandwidth is the single-threaded count's floor.  -1 at an order break.
- * No interrupt check while the parts run (each is a thread's share).
+ * No interrupt check while the chunks run (each is a small share).
  */
 static int64
 cpu_intersect_count(SetopsKeys *a, SetopsKeys *b)
 {
-	int			parts = Min(setops_cpu_threads, SETOPS_COPY_THREADS_MAX);
-	CountParts	c;
+	int			threads = count_threads(a, b);
 	void	   *scratch;
 	int64		r;
-	int			p,
-				split = count_plan(a, b, &c);
 
-	if (split < 0)
-		return -1;
-	if (split > 0)
+	if (threads > 1)
 	{
-		setops_run_parts(count_part, &c, parts);
+		CountChunks c;
+		int			chunks = threads * CPU_COUNT_CHUNKS_PER_THREAD,
+					i;
+
+		c.type = a->type;
+		c.a = a->data;
+		c.b = b->data;
+		if (setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, chunks, c.a_cut,
+								   c.b_cut) < 0)
+			return -1;
+		setops_run_chunks(count_chunk, &c, chunks, threads);
 		r = 0;
-		for (p = 0; p < parts; p++)
+		for (i = 0; i < chunks; i++)
 		{
-			if (c.k[p] < 0)
+			if (c.k[i] < 0)
 				return -1;
-			r += c.k[p];
+			r += c.k[i];
 		}
 		return r;
 	}
@@ -412,12 +418,9 @@ cpu_intersect_count(SetopsKeys *a, SetopsKeys *b)
 static bool
 count_on_cpu_first(SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 {
-	CountParts	c;
-
 	return kind == SETOPS_COUNT_INTERSECT && setops_device == SETOPS_DEVICE_AUTO &&
-		setops_cpu_threads >= AUTO_CPU_COUNT_THREADS &&
 		a->form == SETOPS_KEYS_PLAIN && b->form == SETOPS_KEYS_PLAIN &&
-		count_plan(a, b, &c) != 0;
+		count_threads(a, b) >= AUTO_CPU_COUNT_THREADS;
 }
 
 /*

@@ -19,10 +19,11 @@
 #            intarray's gin__int_ops: `@>` lookups of two keys, each
 #            answer set compared.
 #
-# COUNT_BENCH_THREADS (default "4"): the vars part once per setops.cpu_threads
-# value listed (the CPU engine's count splits over them; in auto mode a
-# count of arrays at hand runs there), each row's device then named with
-# its threads ("auto 16t").
+# COUNT_BENCH_THREADS (default "0", the setting's default: half the host's
+# CPUs): the vars part once per setops.cpu_threads value listed (the CPU
+# engine's count splits over them; in auto mode a count of arrays at hand
+# runs there), each row's device then named with its threads ("auto 16t",
+# "auto 0t" for the default).
 # COUNT_BENCH_PARTS (default "vars stored index") picks the parts.  For
 # count and build, where they ran (ran_on) and the median time split of
 # setops_last_timing() follow (read, upload, kernel, download, result,
@@ -42,7 +43,7 @@ has() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
 has vars && vars=1 || vars=0
 has stored && stored=1 || stored=0
-threads=${COUNT_BENCH_THREADS:-4}
+threads=${COUNT_BENCH_THREADS:-0}
 PGOPTIONS="${PGOPTIONS:-} -c bench.n=$n -c bench.runs=$runs -c bench.dev=$dev -c bench.vars=$vars -c bench.stored=$stored -c bench.threads=${threads// /,}" \
 	psql -Xq -v ON_ERROR_STOP=1 -v n="$n" -v rows="$rows" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS setops;

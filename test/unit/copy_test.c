@@ -6,14 +6,20 @@
  * must equal its source byte for byte and leave the guard bytes around it
  * untouched.  Then, while copies run over and over, a timer signals the
  * process: the helpers block every signal, so the handler must only ever
- * run on the calling thread.
+ * run on the calling thread.  Then work in chunks runs each chunk once
+ * whatever the threads.  Last, the automatic thread count follows
+ * the affinity mask: half its CPUs, 1 on a single CPU.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../engine/cpu/copy_threads.h"
 
@@ -65,6 +71,62 @@ on_alarm(int sig)
 		signals_elsewhere++;
 }
 
+/* setops_run_chunks: every chunk once, whatever the threads */
+static void
+count_run(void *arg, int chunk)
+{
+	__atomic_fetch_add((int *) arg + chunk, 1, __ATOMIC_RELAXED);
+}
+
+static void
+check_chunks(void)
+{
+	int			chunks[] = {1, 2, 5, 64, 1000};
+	int			threads[] = {0, 1, 2, 4, 16, 100};
+	static int	runs[1000];
+	size_t		c,
+				t;
+	int			i;
+
+	for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++)
+		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		{
+			memset(runs, 0, sizeof(runs));
+			setops_run_chunks(count_run, runs, chunks[c], threads[t]);
+			for (i = 0; i < chunks[c]; i++)
+				if (runs[i] != 1)
+					break;
+			check(i == chunks[c], "every chunk run once", (size_t) chunks[c], threads[t], 0);
+		}
+}
+
+/* the automatic count: 1 in a child pinned to one CPU, else half the CPUs */
+static void
+check_auto_threads(void)
+{
+	long		online = sysconf(_SC_NPROCESSORS_ONLN);
+	int			t = setops_auto_threads();
+	pid_t		child;
+	int			status = 0;
+
+	check(t >= 1 && t <= SETOPS_COPY_THREADS_MAX && t <= (online > 1 ? online / 2 : 1) &&
+		  t == setops_auto_threads(), "automatic threads: half the CPUs, 1 to the maximum", 0, t, 0);
+	fflush(NULL);
+	child = fork();
+	if (child == 0)
+	{
+		cpu_set_t	one;
+
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+		if (sched_setaffinity(0, sizeof(one), &one) != 0)
+			_exit(0);			/* cannot pin: nothing to check */
+		_exit(setops_auto_threads() == 1 ? 0 : 1);
+	}
+	check(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+		  WEXITSTATUS(status) == 0, "automatic threads on one pinned CPU: 1", 0, 1, 0);
+}
+
 int
 main(void)
 {
@@ -108,6 +170,8 @@ main(void)
 	setitimer(ITIMER_REAL, &off, NULL);
 	check(signals_seen > 0, "the timer fired during the copies", 64 * MB, 8, 0);
 	check(signals_elsewhere == 0, "no signal handled on a helper thread", 64 * MB, 8, 0);
+	check_chunks();
+	check_auto_threads();
 
 	printf("copy_test: %zu copies checked, %d signals during %d threaded copies, %d on helpers: %s\n",
 		   sizeof(sizes) / sizeof(sizes[0]) * sizeof(threads) / sizeof(threads[0]) *

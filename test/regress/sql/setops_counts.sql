@@ -77,9 +77,9 @@ FROM generate_series(1, 100000) i;
 SELECT array_union_count(array_agg(CASE WHEN i = 99999 THEN 0 ELSE i END::int8),
                          array_agg(CASE WHEN i = 3 THEN 0 ELSE i END::int8))
 FROM generate_series(1, 100000) i;
--- 4.2M elements: the CPU engine's count in parts over setops.cpu_threads
--- threads (one part each), the same answer as one thread's; and an order
--- break in the second part
+-- 4.2M elements: the CPU engine's count in chunks over setops.cpu_threads
+-- threads (four chunks each, taken in turn), the same answer as one
+-- thread's (every even i: 1050000); and an order break in a middle chunk
 CREATE TEMP TABLE big_pair AS
 SELECT array_agg(i * 4 + (i::int8 * 7919 % 4)::int) AS a,
        array_agg(i * 4 + (i::int8 * 104729 % 4)::int) AS b
@@ -89,15 +89,21 @@ SELECT array_intersect_count(a, b) AS one_thread FROM big_pair;
 SET setops.cpu_threads = 3;
 SELECT array_intersect_count(a, b) AS three_threads, array_jaccard(a, b) AS jaccard FROM big_pair;
 SELECT array_intersect_count(a, b[1:1500000] || '{5}'::int4[] || b[1500001:]) FROM big_pair;
+-- 16 threads: 64 chunks of about 66K elements, taken in turn
+SET setops.cpu_threads = 16;
+SELECT array_intersect_count(a, b) AS sixteen_threads FROM big_pair;
 RESET setops.cpu_threads;
 -- auto: such a count of arrays at hand (slices: computed, not stored) runs
--- on the CPU engine's threads whether or not a GPU service runs (through
--- it the arrays would cross host memory twice for an answer of 8 bytes)
+-- on the CPU engine's threads, from 4 of them, whether or not a GPU
+-- service runs (through it the arrays would cross host memory twice for
+-- an answer of 8 bytes)
 SET setops.device = auto;
+SET setops.cpu_threads = 4;
 SELECT array_intersect_count(a[1:2100000], b[1:2100000]) AS auto_count,
        (SELECT device FROM setops_last_timing()) AS device
 FROM big_pair;
 RESET setops.device;
+RESET setops.cpu_threads;
 DROP TABLE big_pair;
 -- contains checks the order of both before it answers
 SELECT array_contains('{1,2,3,5,4}'::int4[], '{1}'::int4[]);
