@@ -261,15 +261,27 @@ cudaError_t count_enqueue(const SetopLaunch *l, cudaStream_t stream);
  * One side at least this many times smaller, both known to be in order:
  * the intersection, the difference of the smaller A and the counts search
  * the larger side instead of merging it (skew_kernel.cu says when they do
- * with the order unknown; set by measurement: test/bench/NOTES.md).
+ * with the order unknown; set by measurement: test/bench/NOTES.md).  int4
+ * from 128: at 64 the tile and count kernels, which merge at a quarter of
+ * int8's bytes a key, are the faster (H100, 1M + 64M).
  */
 #ifndef SETOPS_GPU_SKEW_RATIO
 #define SETOPS_GPU_SKEW_RATIO 64
+#endif
+#ifndef SETOPS_GPU_SKEW_RATIO32
+#define SETOPS_GPU_SKEW_RATIO32 128
 #endif
 /* the ratio from which it also takes inputs of unknown order */
 #ifndef SETOPS_SKEW_CHECKED_RATIO
 #define SETOPS_SKEW_CHECKED_RATIO 256
 #endif
+
+/* The ratio from which inputs known in order take the skew path. */
+static inline int64_t
+skew_known_ratio(SetopsKeyType key_type)
+{
+	return key_type == SETOPS_KEY_INT32 ? SETOPS_GPU_SKEW_RATIO32 : SETOPS_GPU_SKEW_RATIO;
+}
 
 /* Whether the skew path answers l (an operation or a count). */
 bool		skew_applies(const SetopLaunch *l);

@@ -53,7 +53,7 @@ namespace setops
  * the tile kernel's tiles of na + nb slots: the skew path's tiles of the
  * smaller side must never be more (ns <= (na + nb) / (ratio + 1)).
  */
-static_assert((int64_t) (SETOPS_GPU_SKEW_RATIO + 1) * SKEW_TILE >= tile_slots<int32_t>() &&
+static_assert((int64_t) (SETOPS_GPU_SKEW_RATIO32 + 1) * SKEW_TILE >= tile_slots<int32_t>() &&
 			  (int64_t) (SETOPS_GPU_SKEW_RATIO + 1) * SKEW_TILE >= tile_slots<int64_t>(),
 			  "the skew path's tiles would outnumber the scratch's descriptors");
 
@@ -371,7 +371,7 @@ launch_search(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t strea
  * Whether the skew path answers l, which side it searches for, and what it
  * keeps.  Not where the output is mostly the larger side (a copy, which
  * the tile kernel streams), nor where the sizes are too close: with L's
- * order known from SETOPS_GPU_SKEW_RATIO on, else only from
+ * order known from skew_known_ratio on, else only from
  * SETOPS_SKEW_CHECKED_RATIO, where searching and checking L's order
  * together beat merging (test/bench/NOTES.md).
  */
@@ -382,7 +382,7 @@ skew_plan(const SetopLaunch *l, bool *small_is_a, bool *keep_matched)
 	int64_t		hi = l->na < l->nb ? l->nb : l->na;
 
 	if (lo == 0 ||
-		hi < lo * (l->inputs_sorted ? SETOPS_GPU_SKEW_RATIO : SETOPS_SKEW_CHECKED_RATIO))
+		hi < lo * (l->inputs_sorted ? skew_known_ratio(l->key_type) : SETOPS_SKEW_CHECKED_RATIO))
 		return false;
 	*small_is_a = l->na <= l->nb;
 	switch (l->count_mode)

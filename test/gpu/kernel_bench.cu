@@ -25,7 +25,9 @@
  *
  * Then sizes far apart (bench_skew), each operation with the smaller side
  * as A and as B, ours also with the inputs known to be in order (the
- * larger side's order pass skipped, as for the device cache's arrays).
+ * larger side's order pass skipped, as for the device cache's arrays),
+ * and the intersection count of each pair both ways round, with the order
+ * unknown and known.
  *
  * Usage: kernel_bench [max_elements_per_side [counts|skew|noskew]]
  * (default 256M; counts: only the count rows; skew: only sizes far apart)
@@ -440,6 +442,63 @@ bench_count(int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d_tout, 
 	cudaEventDestroy(e1);
 }
 
+/*
+ * The intersection count of sizes far apart, ours only, side by side: with
+ * the order unknown (below SETOPS_SKEW_CHECKED_RATIO the count kernel
+ * merges both) and known (from skew_known_ratio, the skew path
+ * searches the larger side); the answers compared.
+ */
+template <typename Key>
+static void
+bench_skew_count(int64_t na, int64_t nb, const Key *d_a, const Key *d_b, void *scratch,
+				 SetopResults *pinned)
+{
+	cudaEvent_t e0,
+				e1;
+	std::vector<double> t[2];
+	int64_t		answer[2] = {-1, -1};
+
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	for (int r = 0; r <= RUNS; r++)
+		for (int known = 0; known < 2; known++)
+		{
+			SetopLaunch l;
+			float		ms;
+
+			memset(&l, 0, sizeof(l));
+			l.op = SETOPS_OP_INTERSECT;
+			l.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+			l.duplicates = true;
+			l.count_mode = SETOPS_GPU_COUNT_INTERSECT;
+			l.inputs_sorted = known;
+			l.a = d_a;
+			l.na = (int) na;
+			l.b = d_b;
+			l.nb = (int) nb;
+			l.scratch = scratch;
+			cudaEventRecord(e0);
+			CUDA_OK(setop_enqueue(&l, 0));
+			CUDA_OK(cudaMemcpyAsync(pinned, setop_results(scratch), sizeof(SetopResults),
+									cudaMemcpyDeviceToHost, 0));
+			CUDA_OK(cudaStreamSynchronize(0));
+			answer[known] = pinned->unsorted ? -2 : pinned->total;
+			cudaEventRecord(e1);
+			cudaEventSynchronize(e1);
+			cudaEventElapsedTime(&ms, e0, e1);
+			if (r > 0)
+				t[known].push_back(ms);
+		}
+	CUDA_OK(cudaGetLastError());
+	printf("%-5s %-10s %10lld+%-10lld count %8.3f ms; known in order %8.3f ms (%5.2fx)  %s\n",
+		   sizeof(Key) == 8 ? "int8" : "int4", "count", (long long) na, (long long) nb,
+		   median(t[0]), median(t[1]), median(t[0]) / median(t[1]),
+		   answer[0] == answer[1] && answer[0] >= 0 ? "same" : "DIFFERENT");
+	fflush(stdout);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+}
+
 template <typename Key>
 static void
 bench_size(int64_t n)
@@ -534,6 +593,8 @@ bench_skew(int64_t ns, int64_t nl)
 		bench<Key>((SetopsOp) op, ns, nl, d_s, d_l, d_out, d_tout, scratch, alloc, pinned, true);
 		bench<Key>((SetopsOp) op, nl, ns, d_l, d_s, d_out, d_tout, scratch, alloc, pinned, true);
 	}
+	bench_skew_count<Key>(ns, nl, d_s, d_l, scratch, pinned);
+	bench_skew_count<Key>(nl, ns, d_l, d_s, scratch, pinned);
 	cudaFree(d_s);
 	cudaFree(d_l);
 	cudaFree(d_out);

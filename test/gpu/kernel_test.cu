@@ -874,7 +874,7 @@ order_cases(void)
 /*
  * Whether the skew path takes op on a and b, against the rule written out
  * here: the intersection, the smaller A's difference (and the counts), from
- * SETOPS_GPU_SKEW_RATIO apart with the order known, from
+ * skew_known_ratio apart with the order known, from
  * SETOPS_SKEW_CHECKED_RATIO without.  So that the cases meant for the path
  * cannot pass by not reaching it.
  */
@@ -886,7 +886,8 @@ skew_plan_check(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &
 				nb = b.size();
 	int64_t		lo = std::min(na, nb),
 				hi = std::max(na, nb);
-	bool		far = lo > 0 && hi >= lo * (sorted ? SETOPS_GPU_SKEW_RATIO : SETOPS_SKEW_CHECKED_RATIO);
+	int64_t		known = sizeof(Key) == 8 ? SETOPS_GPU_SKEW_RATIO : SETOPS_GPU_SKEW_RATIO32;
+	bool		far = lo > 0 && hi >= lo * (sorted ? known : SETOPS_SKEW_CHECKED_RATIO);
 	bool		want = far && (op == SETOPS_OP_INTERSECT || (op == SETOPS_OP_DIFFERENCE && na < nb));
 	SetopLaunch l;
 
@@ -914,8 +915,9 @@ static void
 skew_cases(int rounds, bool quick)
 {
 	static const int64_t smalls[] = {1, 2, 17, 383, 384, 385, 767, 768, 769, 1151, 1152, 1153, 4000};
-	static const int64_t ratios[] = {SETOPS_GPU_SKEW_RATIO - 1, SETOPS_GPU_SKEW_RATIO,
-	SETOPS_GPU_SKEW_RATIO + 1, 100, SETOPS_SKEW_CHECKED_RATIO, SETOPS_SKEW_CHECKED_RATIO + 1, 700};
+	static const int64_t known = sizeof(Key) == 8 ? SETOPS_GPU_SKEW_RATIO : SETOPS_GPU_SKEW_RATIO32;
+	static const int64_t ratios[] = {known - 1, known, known + 1, 100, SETOPS_SKEW_CHECKED_RATIO,
+	SETOPS_SKEW_CHECKED_RATIO + 1, 700};
 
 	for (int r = 0; r < rounds; r++)
 	{
