@@ -137,21 +137,17 @@ setops_run_chunks(void (*fn) (void *arg, int chunk), void *arg, int chunks, int 
 int
 setops_auto_threads(void)
 {
-	static int	threads = 0;	/* the mask does not change under a backend */
+	cpu_set_t	set;
+	long		cpus = 0;
 
-	if (threads == 0)
-	{
-		cpu_set_t	set;
-		long		cpus = 0;
-
-		if (sched_getaffinity(0, sizeof(set), &set) == 0)
-			cpus = CPU_COUNT(&set);
-		if (cpus <= 0)
-			cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		cpus /= 2;
-		threads = cpus < 1 ? 1 : cpus > SETOPS_COPY_THREADS_MAX ? SETOPS_COPY_THREADS_MAX : (int) cpus;
-	}
-	return threads;
+	/* asked each time (a syscall, only for large counts): taskset -p may
+	 * move a running backend */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		cpus = CPU_COUNT(&set);
+	if (cpus <= 0)
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpus /= 2;
+	return cpus < 1 ? 1 : cpus > SETOPS_COPY_THREADS_MAX ? SETOPS_COPY_THREADS_MAX : (int) cpus;
 }
 
 static void

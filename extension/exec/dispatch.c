@@ -354,9 +354,12 @@ count_chunk(void *arg, int chunk)
 static int
 count_threads(SetopsKeys *a, SetopsKeys *b)
 {
-	int			threads = Min(setops_count_threads(), SETOPS_COPY_THREADS_MAX);
+	int			threads;
 
-	if (threads < 2 || a->n + b->n < CPU_COUNT_PARALLEL_MIN ||
+	if (a->n + b->n < CPU_COUNT_PARALLEL_MIN)
+		return 1;
+	threads = Min(setops_count_threads(), SETOPS_COPY_THREADS_MAX);
+	if (threads < 2 ||
 		setops_cpu_count_split(a->type, a->data, a->n, b->data, b->n, threads, NULL, NULL) == 0)
 		return 1;
 	return threads;
