@@ -101,7 +101,8 @@ _PG_init(void)
 							"Threads, the backend's own included, that share a count "
 							"of large arrays on the CPU engine.",
 							"Counts of 4M elements or more whose keys seldom repeat are "
-							"split into parts on Balanced Path diagonals, one a thread; "
+							"split into chunks on Balanced Path diagonals, four a thread, "
+							"which the threads take in turn; "
 							"helper threads only count, with every signal blocked, and "
 							"are joined before the count returns. 1: the backend alone; "
 							"0: half the CPUs the backend may run on, at most 16.",
