@@ -261,20 +261,13 @@ measure_launch_floor(SetopResults *pinned, void *scratch)
 	cudaFree(out);
 }
 
+/* A launch of op on device buffers: duplicates kept, order unknown. */
 template <typename Key>
-static void
-bench(SetopsOp op, int64_t na, int64_t nb, const Key *d_a, const Key *d_b, Key *d_out,
-	  Key *d_tout, void *scratch, BumpAllocator &alloc, SetopResults *pinned, bool skewed)
+static SetopLaunch
+launch_on(SetopsOp op, const Key *d_a, int64_t na, const Key *d_b, int64_t nb, Key *d_out,
+		  void *scratch)
 {
-	static const char *names[] = {"intersect", "union", "difference", "symdiff"};
-	cudaEvent_t e0,
-				e1;
-	std::vector<double> ours,
-				ours_sorted,
-				theirs;
 	SetopLaunch l;
-	int64_t		our_n = 0,
-				their_n = 0;
 
 	memset(&l, 0, sizeof(l));
 	l.op = op;
@@ -286,6 +279,47 @@ bench(SetopsOp op, int64_t na, int64_t nb, const Key *d_a, const Key *d_b, Key *
 	l.nb = (int) nb;
 	l.out = d_out;
 	l.scratch = scratch;
+	return l;
+}
+
+/*
+ * Ours, timed as the API runs it (engine/gpu/setops_api.cu): enqueue, the
+ * results into pinned host memory, a stream synchronize, the results read
+ * (into *res).  Milliseconds between e0 and e1.
+ */
+static float
+time_ours(const SetopLaunch *l, SetopResults *pinned, SetopResults *res, cudaEvent_t e0,
+		  cudaEvent_t e1)
+{
+	float		ms;
+
+	cudaEventRecord(e0);
+	CUDA_OK(setop_enqueue(l, 0));
+	CUDA_OK(cudaMemcpyAsync(pinned, setop_results(l->scratch), sizeof(SetopResults),
+							cudaMemcpyDeviceToHost, 0));
+	CUDA_OK(cudaStreamSynchronize(0));
+	*res = *pinned;
+	cudaEventRecord(e1);
+	cudaEventSynchronize(e1);
+	cudaEventElapsedTime(&ms, e0, e1);
+	return ms;
+}
+
+template <typename Key>
+static void
+bench(SetopsOp op, int64_t na, int64_t nb, const Key *d_a, const Key *d_b, Key *d_out,
+	  Key *d_tout, void *scratch, BumpAllocator &alloc, SetopResults *pinned, bool skewed)
+{
+	static const char *names[] = {"intersect", "union", "difference", "symdiff"};
+	cudaEvent_t e0,
+				e1;
+	std::vector<double> ours,
+				ours_sorted,
+				theirs;
+	SetopLaunch l = launch_on(op, d_a, na, d_b, nb, d_out, scratch);
+	int64_t		our_n = 0,
+				their_n = 0;
+
 	cudaEventCreate(&e0);
 	cudaEventCreate(&e1);
 
@@ -298,15 +332,7 @@ bench(SetopsOp op, int64_t na, int64_t nb, const Key *d_a, const Key *d_b, Key *
 		for (int known = 0; known <= (int) skewed; known++)
 		{
 			l.inputs_sorted = known;
-			cudaEventRecord(e0);
-			CUDA_OK(setop_enqueue(&l, 0));
-			CUDA_OK(cudaMemcpyAsync(pinned, setop_results(scratch), sizeof(res),
-									cudaMemcpyDeviceToHost, 0));
-			CUDA_OK(cudaStreamSynchronize(0));
-			res = *pinned;
-			cudaEventRecord(e1);
-			cudaEventSynchronize(e1);
-			cudaEventElapsedTime(&ms, e0, e1);
+			ms = time_ours(&l, pinned, &res, e0, e1);
 			if (r > 0)
 				(known ? ours_sorted : ours).push_back(ms);
 			if (res.unsorted || (known && res.total != our_n))
@@ -393,36 +419,27 @@ bench_count(int64_t n, const Key *d_a, const Key *d_b, Key *d_out, Key *d_tout, 
 	for (int r = 0; r <= RUNS; r++)
 		for (int k = 0; k < 3; k++)
 		{
-			SetopLaunch l;
+			SetopLaunch l = launch_on(SETOPS_OP_INTERSECT, d_a, n, d_b, n, k == 0 ? NULL : d_out,
+									  scratch);
+			SetopResults res;
 			float		ms;
 
-			memset(&l, 0, sizeof(l));
-			l.op = SETOPS_OP_INTERSECT;
-			l.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
-			l.duplicates = true;
 			l.count_mode = k == 0 ? SETOPS_GPU_COUNT_INTERSECT : SETOPS_GPU_COUNT_NONE;
-			l.a = d_a;
-			l.na = (int) n;
-			l.b = d_b;
-			l.nb = (int) n;
-			l.out = k == 0 ? NULL : d_out;
-			l.scratch = scratch;
 			alloc.used = 0;
-			cudaEventRecord(e0);
 			if (k < 2)
 			{
-				CUDA_OK(setop_enqueue(&l, 0));
-				CUDA_OK(cudaMemcpyAsync(pinned, setop_results(scratch), sizeof(SetopResults),
-										cudaMemcpyDeviceToHost, 0));
-				CUDA_OK(cudaStreamSynchronize(0));
-				answer[k] = pinned->total;
+				ms = time_ours(&l, pinned, &res, e0, e1);
+				answer[k] = res.total;
 			}
 			else
+			{
+				cudaEventRecord(e0);
 				answer[k] = thrust::set_intersection(thrust::cuda::par(alloc), d_a, d_a + n, d_b,
 													 d_b + n, d_tout) - d_tout;
-			cudaEventRecord(e1);
-			cudaEventSynchronize(e1);
-			cudaEventElapsedTime(&ms, e0, e1);
+				cudaEventRecord(e1);
+				cudaEventSynchronize(e1);
+				cudaEventElapsedTime(&ms, e0, e1);
+			}
 			if (r > 0)
 				t[k].push_back(ms);
 		}
@@ -463,29 +480,14 @@ bench_skew_count(int64_t na, int64_t nb, const Key *d_a, const Key *d_b, void *s
 	for (int r = 0; r <= RUNS; r++)
 		for (int known = 0; known < 2; known++)
 		{
-			SetopLaunch l;
+			SetopLaunch l = launch_on(SETOPS_OP_INTERSECT, d_a, na, d_b, nb, (Key *) NULL, scratch);
+			SetopResults res;
 			float		ms;
 
-			memset(&l, 0, sizeof(l));
-			l.op = SETOPS_OP_INTERSECT;
-			l.key_type = sizeof(Key) == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
-			l.duplicates = true;
 			l.count_mode = SETOPS_GPU_COUNT_INTERSECT;
 			l.inputs_sorted = known;
-			l.a = d_a;
-			l.na = (int) na;
-			l.b = d_b;
-			l.nb = (int) nb;
-			l.scratch = scratch;
-			cudaEventRecord(e0);
-			CUDA_OK(setop_enqueue(&l, 0));
-			CUDA_OK(cudaMemcpyAsync(pinned, setop_results(scratch), sizeof(SetopResults),
-									cudaMemcpyDeviceToHost, 0));
-			CUDA_OK(cudaStreamSynchronize(0));
-			answer[known] = pinned->unsorted ? -2 : pinned->total;
-			cudaEventRecord(e1);
-			cudaEventSynchronize(e1);
-			cudaEventElapsedTime(&ms, e0, e1);
+			ms = time_ours(&l, pinned, &res, e0, e1);
+			answer[known] = res.unsorted ? -2 : res.total;
 			if (r > 0)
 				t[known].push_back(ms);
 		}
