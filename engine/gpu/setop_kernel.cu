@@ -31,30 +31,14 @@
 namespace setops
 {
 
-/*
- * Tiles a boundary of the partition kernel: the boundaries between are
- * searched by the tile kernel's lead warp, within the tile or two around
- * them, where the tiles read next.  The partition's searches each cost
- * about a dozen random DRAM reads, which is what it waits on at 64M + 64M
- * (test/bench/NOTES.md); searched by the lead warp, the same reads land
- * on lines the tiles' copies then find in L2.
- */
-#ifndef SETOPS_PARTITION_EVERY
-#define SETOPS_PARTITION_EVERY 2
-#endif
-
-/*
- * The operation's scratch: tiles of na + nb slots, with look-back; room
- * for every boundary and its crossing, of which the partition writes every
- * SETOPS_PARTITION_EVERY-th.
- */
+/* The operation's scratch: tiles of na + nb slots, with look-back. */
 static ScratchLayout
 setop_layout(SetopsKeyType key_type, int na, int nb)
 {
 	int			nv = key_type == SETOPS_KEY_INT64 ? tile_slots<int64_t>() : tile_slots<int32_t>();
 	int64_t		total = (int64_t) na + nb;
 
-	return scratch_layout((int) ((total + nv - 1) / nv), true, 2 * sizeof(int),
+	return scratch_layout((int) ((total + nv - 1) / nv), true, sizeof(int),
 						  partition_sample_bytes(key_type, na, nb));
 }
 
@@ -132,45 +116,10 @@ struct TakenTile
 };
 
 /*
- * The tile's two boundaries, packed, in every lane of the lead warp: the
- * partition's where it computed them (every SETOPS_PARTITION_EVERY-th),
- * else searched between the two around them (boundary_between), the start
- * by lanes 0-15 and the end by lanes 16-31 at once.
- */
-template <typename Key, bool Duplicates, bool IsMerge>
-__device__ __forceinline__ void
-tile_boundaries(const TileParams<Key> &p, int tile, int *bp0, int *bp1)
-{
-	const unsigned full = 0xffffffffu;
-	const int	R = SETOPS_PARTITION_EVERY;
-	const int64_t NV = tile_slots<Key>();
-	int64_t		total = (int64_t) p.na + p.nb;
-	int			j = tile + ((threadIdx.x & 31) >> 4),	/* this half's boundary */
-				k = j / R;
-	bool		between = j % R != 0;
-	int			packed;
-
-	if (R == 1)
-	{
-		*bp0 = p.boundaries[tile];
-		*bp1 = p.boundaries[tile + 1];
-		return;
-	}
-	packed = boundary_between<Key, Duplicates, IsMerge, 16>(
-		p.a, p.na, p.b, p.nb, between, (int) min(j * NV, total), (int) min(k * R * NV, total),
-		between ? p.crossings[k] : 0, (int) min((k + 1) * R * NV, total),
-		between ? p.crossings[k + 1] : 0);
-	if (!between)
-		packed = p.boundaries[k];
-	*bp0 = __shfl_sync(full, packed, 0);
-	*bp1 = __shfl_sync(full, packed, 16);
-}
-
-/*
  * The lead warp: take the next tile from the counter and start its copy
  * into keys (counted on bar); its lane 0 hands it over in *taken.
  */
-template <typename Key, bool Duplicates, bool IsMerge>
+template <typename Key>
 __device__ __forceinline__ void
 lead_take(const TileParams<Key> &p, Key *keys, uint64_t *bar, TakenTile<Key> *taken)
 {
@@ -185,11 +134,7 @@ lead_take(const TileParams<Key> &p, Key *keys, uint64_t *bar, TakenTile<Key> *ta
 	tile = min(__shfl_sync(full, tile, 0), p.num_tiles);
 	if (tile < p.num_tiles)
 	{
-		int			bp0,
-					bp1;
-
-		tile_boundaries<Key, Duplicates, IsMerge>(p, tile, &bp0, &bp1);
-		r = tile_range_of<Key>(bp0, bp1, tile, p.na, p.nb);
+		r = tile_range<Key>(p.boundaries, tile, p.na, p.nb);
 #ifdef SETOPS_BULK_COPY
 		if (lane == 0)
 		{
@@ -237,7 +182,7 @@ setop_stream_kernel(TileParams<Key> p)
 	grid_wait_previous();		/* the partition, and the zeroed scratch */
 	if (lead)
 	{
-		lead_take<Key, Duplicates, Op == SETOPS_OP_MERGE>(p, buf[0].keys, &bars[0], &s_taken[0]);
+		lead_take(p, buf[0].keys, &bars[0], &s_taken[0]);
 #ifndef SETOPS_BULK_COPY
 		copy_async_wait<0>();	/* before sm_90 the workers wait on the barrier, not the copy */
 #endif
@@ -256,9 +201,8 @@ setop_stream_kernel(TileParams<Key> p)
 			int			lane = threadIdx.x & 31;
 
 			if (cur < p.num_tiles)
-				lead_take<Key, Duplicates, Op == SETOPS_OP_MERGE>(
-					p, buf[(i + 1) % TILE_BUFFERS].keys, &bars[(i + 1) % TILE_BUFFERS],
-					&s_taken[(i + 1) & 1]);
+				lead_take(p, buf[(i + 1) % TILE_BUFFERS].keys, &bars[(i + 1) % TILE_BUFFERS],
+						  &s_taken[(i + 1) & 1]);
 			else if (lane == 0)
 				s_taken[(i + 1) & 1].tile = p.num_tiles;
 			if (prev >= 0)
@@ -341,16 +285,13 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	const bool	IsMerge = Op == SETOPS_OP_MERGE;
 	char	   *scratch = (char *) l->scratch;
 	TileParams<Key> p;
-	const int	R = SETOPS_PARTITION_EVERY;
-	int			nb_parts = (lay.num_tiles + R - 1) / R + 1;
-	int		   *boundaries = (int *) (scratch + lay.boundaries);
+	int			nb_parts = lay.num_tiles + 1;
 
 	p.a = (const Key *) l->a;
 	p.na = l->na;
 	p.b = (const Key *) l->b;
 	p.nb = l->nb;
-	p.boundaries = boundaries;
-	p.crossings = boundaries + lay.num_tiles + 1;
+	p.boundaries = (const int *) (scratch + lay.boundaries);
 	p.num_tiles = lay.num_tiles;
 	p.out = (Key *) l->out;
 	p.a_vals = l->a_vals;
@@ -366,9 +307,8 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 				sms = 0,
 				grid;
 	cudaError_t err = launch_partition<Key, Duplicates, IsMerge>(
-		p.a, p.na, p.b, p.nb, NV * R, nb_parts, boundaries, (int *) scratch,
-		(int) (lay.zeroed / sizeof(int)), (Key *) (scratch + lay.samples), stream, -1,
-		R > 1 ? boundaries + lay.num_tiles + 1 : NULL);
+		p.a, p.na, p.b, p.nb, NV, nb_parts, (int *) (scratch + lay.boundaries), (int *) scratch,
+		(int) (lay.zeroed / sizeof(int)), (Key *) (scratch + lay.samples), stream);
 
 	if (err == cudaSuccess)
 		err = cudaFuncSetAttribute(setop_stream_kernel<Key, Op, Duplicates, ValueWord>,

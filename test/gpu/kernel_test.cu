@@ -85,11 +85,8 @@ gen(std::vector<int64_t> &v, int64_t n, TestShape s, int64_t salt)
  * Balanced Path search of balanced_path.h, as the CPU engine runs it, on
  * every boundary of several tile sizes: the same split and star, for
  * Balanced Path, the no-duplicates search and Merge Path: as the sizes
- * choose the first stage, with samples at a small stride, and without.  Then
- * the partition at every second and third boundary with its crossings, and
- * the boundaries between found from those as the tile kernel's lead warp
- * finds them.  With A out of order the splits are garbage but must stay in
- * range.
+ * choose the first stage, with samples at a small stride, and without.  With A out of
+ * order the splits are garbage but must stay in range.
  */
 static int
 host_split(const int32_t *a, int na, const int32_t *b, int nb, int d, int *star)
@@ -115,34 +112,6 @@ host_merge(const int64_t *a, int na, const int64_t *b, int nb, int d)
 	return setops_merge_path_i64(a, na, b, nb, d);
 }
 
-/*
- * Every boundary on diagonals nv apart from the partition's every R-th one
- * and its crossings, as the tile kernel's lead warp finds those between
- * (boundary_between): a warp a boundary.
- */
-template <typename Key, bool Duplicates, bool IsMerge>
-__global__ void
-between_kernel(const Key *a, int na, const Key *b, int nb, int nv, int R, const int *coarse,
-			   const int *crossings, int nbound, int *out)
-{
-	int			j = (int) (((int64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32);
-	int64_t		total = (int64_t) na + nb;
-	int			k = j / R;
-	bool		between = j % R != 0;
-	int			packed;
-
-	if (j >= nbound)
-		return;					/* the whole warp */
-	packed = setops::boundary_between<Key, Duplicates, IsMerge, 32>(
-		a, na, b, nb, between, (int) min((int64_t) j * nv, total),
-		(int) min((int64_t) k * R * nv, total), between ? crossings[k] : 0,
-		(int) min((int64_t) (k + 1) * R * nv, total), between ? crossings[k + 1] : 0);
-	if (!between)
-		packed = coarse[k];
-	if ((threadIdx.x & 31) == 0)
-		out[j] = packed;
-}
-
 template <typename Key>
 static void
 partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, bool sorted,
@@ -165,18 +134,6 @@ partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, boo
 									partition_samples(nb, 4) + 1) * sizeof(Key)));
 	CUDA_OK(cudaMemcpy(d_a, a.data(), na * sizeof(Key), cudaMemcpyHostToDevice));
 	CUDA_OK(cudaMemcpy(d_b, b.data(), nb * sizeof(Key), cudaMemcpyHostToDevice));
-	/* kind: 0 Balanced Path, 1 no duplicates (Merge Path, starred on ties), 2 merge */
-	auto		want_split = [&](int kind, int d, int *want_star) {
-		int			want;
-
-		*want_star = 0;
-		if (kind == 0)
-			return host_split(a.data(), na, b.data(), nb, d, want_star);
-		want = host_merge(a.data(), na, b.data(), nb, d);
-		*want_star = kind == 1 && want > 0 && d - want < nb && !(a[want - 1] < b[d - want]);
-		return want;
-	};
-
 	for (int mode = 0; mode < 9; mode++)
 	{
 		int			bad = 0;
@@ -214,92 +171,18 @@ partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, boo
 				bad += !ok;
 				continue;
 			}
-			want = want_split(mode % 3, d, &want_star);
+			if (mode % 3 == 0)
+				want = host_split(a.data(), na, b.data(), nb, d, &want_star);
+			else
+			{
+				want = host_merge(a.data(), na, b.data(), nb, d);
+				want_star = mode % 3 == 1 && want > 0 && d - want < nb && !(a[want - 1] < b[d - want]);
+			}
 			CHECK(ai == want && star == want_star,
 				  "partition %s nv %d mode %d boundary %d (d %d): got %d*%d, want %d*%d",
 				  what, nv, mode, i, d, ai, star, want, want_star);
 			bad += !(ai == want && star == want_star);
 		}
-	}
-
-	/*
-	 * The partition at every R-th boundary with its crossings, and those
-	 * between searched from them, for each kind of search, as the sizes
-	 * choose the first stage and with samples at stride 16.
-	 */
-	for (int mode = 0; mode < 12; mode++)
-	{
-		int			R = mode < 6 ? 2 : 3,
-					kind = mode % 3,
-					shift = mode % 6 >= 3 ? 4 : -1,
-					ncoarse = (nbound - 1 + R - 1) / R + 1,
-					bad = 0;
-		int		   *d_coarse,
-				   *d_cross;
-		std::vector<int> cross(ncoarse);
-
-		CUDA_OK(cudaMalloc(&d_coarse, ncoarse * sizeof(int)));
-		CUDA_OK(cudaMalloc(&d_cross, ncoarse * sizeof(int)));
-		if (kind == 0)
-			CUDA_OK((setops::launch_partition<Key, true, false>(d_a, na, d_b, nb, nv * R, ncoarse,
-																d_coarse, NULL, 0, d_samples, 0,
-																shift, d_cross)));
-		else if (kind == 1)
-			CUDA_OK((setops::launch_partition<Key, false, false>(d_a, na, d_b, nb, nv * R, ncoarse,
-																 d_coarse, NULL, 0, d_samples, 0,
-																 shift, d_cross)));
-		else
-			CUDA_OK((setops::launch_partition<Key, false, true>(d_a, na, d_b, nb, nv * R, ncoarse,
-																d_coarse, NULL, 0, d_samples, 0,
-																shift, d_cross)));
-		CUDA_OK(cudaMemcpy(cross.data(), d_cross, ncoarse * sizeof(int), cudaMemcpyDeviceToHost));
-		for (int k = 0; sorted && k < ncoarse && bad < 3; k++)
-		{
-			int			d = (int) std::min<int64_t>((int64_t) k * R * nv, (int64_t) na + nb);
-			int			want = host_merge(a.data(), na, b.data(), nb, d);
-
-			CHECK(cross[k] == want, "partition %s nv %d every %d kind %d crossing %d (d %d): got %d, want %d",
-				  what, nv, R, kind, k, d, cross[k], want);
-			bad += cross[k] != want;
-		}
-		int			blocks = (int) (((int64_t) nbound * 32 + 127) / 128);
-
-		if (kind == 0)
-			between_kernel<Key, true, false><<<blocks, 128>>>(d_a, na, d_b, nb, nv, R, d_coarse,
-															  d_cross, nbound, d_bound);
-		else if (kind == 1)
-			between_kernel<Key, false, false><<<blocks, 128>>>(d_a, na, d_b, nb, nv, R, d_coarse,
-															   d_cross, nbound, d_bound);
-		else
-			between_kernel<Key, false, true><<<blocks, 128>>>(d_a, na, d_b, nb, nv, R, d_coarse,
-															  d_cross, nbound, d_bound);
-		CUDA_OK(cudaGetLastError());
-		CUDA_OK(cudaMemcpy(got.data(), d_bound, nbound * sizeof(int), cudaMemcpyDeviceToHost));
-		for (int i = 0; i < nbound && bad < 3; i++)
-		{
-			int			d = (int) std::min<int64_t>((int64_t) i * nv, (int64_t) na + nb);
-			int			ai = got[i] & 0x7fffffff,
-						star = (int) ((unsigned) got[i] >> 31),
-						want_star,
-						want;
-
-			if (!sorted)
-			{
-				bool		ok = ai >= 0 && ai <= na && d - ai + star >= 0 && d - ai + star <= nb;
-
-				CHECK(ok, "partition %s nv %d every %d kind %d boundary %d: ai %d star %d out of range",
-					  what, nv, R, kind, i, ai, star);
-				bad += !ok;
-				continue;
-			}
-			want = want_split(kind, d, &want_star);
-			CHECK(ai == want && star == want_star,
-				  "partition %s nv %d every %d kind %d boundary %d (d %d): got %d*%d, want %d*%d",
-				  what, nv, R, kind, i, d, ai, star, want, want_star);
-			bad += !(ai == want && star == want_star);
-		}
-		CUDA_OK(cudaFree(d_coarse));
-		CUDA_OK(cudaFree(d_cross));
 	}
 	CUDA_OK(cudaFree(d_a));
 	CUDA_OK(cudaFree(d_b));
