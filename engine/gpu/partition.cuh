@@ -184,47 +184,19 @@ boundary_star(int packed)
 	return (int) ((unsigned) packed >> 31);
 }
 
-/*
- * The stride keys into the samples: A's, then B's (one thread a key).  For
- * a published partition the threads also zero the launch's clear_words
- * words at clear (partition_publish_kernel).
- */
+/* The stride keys into the samples: A's, then B's (one thread a key). */
 template <typename Key>
 __global__ void
-partition_sample_kernel(const Key *a, int na, const Key *b, int nb, int shift, Key *samples,
-						int *clear, int clear_words)
+partition_sample_kernel(const Key *a, int na, const Key *b, int nb, int shift, Key *samples)
 {
 	int64_t		t = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
 	int64_t		sa = partition_samples(na, shift);
 
 	grid_release_next();		/* the partition waits for this grid */
-	for (int64_t w = t; w < clear_words; w += (int64_t) gridDim.x * blockDim.x)
-		clear[w] = 0;
 	if (t < sa)
 		samples[t] = a[t << shift];
 	else if (t < sa + partition_samples(nb, shift))
 		samples[t] = b[(t - sa) << shift];
-}
-
-/*
- * A published boundary: its packed split plus one, in a word that was
- * zero, so that a reader running beside the partition sees either nothing
- * or all of it.
- */
-__device__ __forceinline__ void
-boundary_publish(int *word, int packed)
-{
-	*(volatile unsigned *) word = (unsigned) packed + 1u;
-}
-
-__device__ __forceinline__ int
-boundary_wait(const int *word)
-{
-	unsigned	v;
-
-	while ((v = *(const volatile unsigned *) word) == 0)
-		__nanosleep(64);
-	return (int) (v - 1u);
 }
 
 /*
@@ -261,68 +233,23 @@ partition_kernel(const Key *a, int na, const Key *b, int nb, int nv, int stride_
 }
 
 /*
- * The partition beside the tile kernel instead of before it (inputs that
- * take samples): its searches wait on random DRAM reads, some twelve
- * 64-byte atoms a boundary, so that before the tile kernel they cost it
- * some 20-30 µs at 64M + 64M (test/bench/NOTES.md).  A small grid (one
- * block a multiprocessor, held to 32 registers so that it fits beside six
- * tile blocks) searches the boundaries in tile order and publishes each
- * (boundary_publish); the tile kernel starts as soon as this grid has
- * waited for the samples, and its lead warp waits only for the two
- * boundaries of the tile it takes (boundary_wait).  The sample kernel has
- * zeroed the scratch, boundaries included, before either starts.
- */
-template <typename Key, bool Duplicates, bool IsMerge>
-__global__ void __launch_bounds__(128, 16)
-partition_publish_kernel(const Key *a, int na, const Key *b, int nb, int nv, int stride_shift,
-						 const Key *samples, int num_boundaries, int *boundaries)
-{
-	grid_wait_previous();		/* the samples, and the zeroed scratch */
-	grid_release_next();		/* only now: the tile kernel does not wait for this grid */
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < num_boundaries;
-		 i += gridDim.x * blockDim.x)
-	{
-		int64_t		d64 = (int64_t) i * nv;
-		int			d = d64 < (int64_t) na + nb ? (int) d64 : na + nb;
-		int			star;
-		int			ai = split_path<Key, Duplicates, IsMerge, true>(a, na, b, nb, d, -1, &star,
-																	stride_shift, samples);
-
-		boundary_publish(&boundaries[i], boundary_pack(ai, star));
-	}
-}
-
-/* Whether launch_partition publishes for these sizes, given publish_grid. */
-static inline bool
-partition_publishes(int na, int nb, int publish_grid)
-{
-	return publish_grid > 0 && partition_takes_samples(na, nb);
-}
-
-/*
  * The partition's launches: the samples when the inputs are large enough
  * to take them (samples: partition_sample_bytes of room), then one thread
  * a boundary.  stride_shift below 0 takes partition_stride_shift's (the
- * tests choose others, and may take samples of any size).  publish_grid
- * above 0, with samples as the sizes choose: published boundaries
- * (partition_publish_kernel, that many blocks), clear_words then covering
- * the boundaries too.
+ * tests choose others, and may take samples of any size).
  */
 template <typename Key, bool Duplicates, bool IsMerge>
 static cudaError_t
 launch_partition(const Key *a, int na, const Key *b, int nb, int nv, int num_boundaries,
 				 int *boundaries, int *clear, int clear_words, Key *samples,
-				 cudaStream_t stream, int stride_shift = -1, int publish_grid = 0)
+				 cudaStream_t stream, int stride_shift = -1)
 {
-	bool		publish = stride_shift < 0 && partition_publishes(na, nb, publish_grid);
 	int			shift = stride_shift < 0 ? partition_stride_shift(na, nb) : stride_shift;
 	int			grid = (num_boundaries + 127) / 128;
 	int64_t		ns = partition_samples(na, shift) + partition_samples(nb, shift);
 
 	if ((stride_shift < 0 && !partition_takes_samples(na, nb)) || ns == 0)
 		samples = NULL;
-	if (publish && samples == NULL)
-		return cudaErrorInvalidValue;	/* the caller would wait for boundaries never published */
 	if (samples == NULL)
 	{
 		partition_kernel<Key, Duplicates, IsMerge><<<grid, 128, 0, stream>>>(
@@ -330,16 +257,12 @@ launch_partition(const Key *a, int na, const Key *b, int nb, int nv, int num_bou
 			clear_words);
 		return cudaGetLastError();
 	}
-	partition_sample_kernel<Key><<<(int) ((ns + 255) / 256), 256, 0, stream>>>(
-		a, na, b, nb, shift, samples, publish ? clear : NULL, publish ? clear_words : 0);
+	partition_sample_kernel<Key><<<(int) ((ns + 255) / 256), 256, 0, stream>>>(a, na, b, nb, shift,
+																			 samples);
 	cudaError_t err = cudaGetLastError();
 
 	if (err != cudaSuccess)
 		return err;
-	if (publish)
-		return launch_dependent(partition_publish_kernel<Key, Duplicates, IsMerge>, publish_grid,
-								128, 0, stream, a, na, b, nb, nv, shift, (const Key *) samples,
-								num_boundaries, boundaries);
 	return launch_dependent(partition_kernel<Key, Duplicates, IsMerge>, grid, 128, 0, stream,
 							a, na, b, nb, nv, shift, (const Key *) samples, num_boundaries,
 							boundaries, clear, clear_words);

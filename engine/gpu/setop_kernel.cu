@@ -5,9 +5,7 @@
  * One pass over the inputs, one write of the outputs:
  *   1. partition_kernel: Balanced Path split at every tile boundary
  *      (partition.cuh: a two-stage search, its stride keys copied first
- *      for large inputs), clearing the launch's scratch on the way; for
- *      large inputs partition_publish_kernel instead, beside the tiles,
- *      each boundary published as it is found;
+ *      for large inputs), clearing the launch's scratch on the way;
  *   2. setop_stream_kernel, persistent blocks taking tiles of NV = NT * VT
  *      key-rank slots (+-1) in order: copy the tile's A and B intervals
  *      into shared memory (plus one more element of each when there is
@@ -71,11 +69,6 @@ setop_layout(SetopsKeyType key_type, int na, int nb)
  * computes before it looks back at anything later.
  */
 #define TILE_BUFFERS 3
-
-/* Large inputs' boundaries published beside the tile kernel (partition.cuh) */
-#ifndef SETOPS_PARTITION_BESIDE
-#define SETOPS_PARTITION_BESIDE 1
-#endif
 
 /*
  * Blocks a multiprocessor must hold at once, which caps the registers: int4
@@ -141,10 +134,7 @@ lead_take(const TileParams<Key> &p, Key *keys, uint64_t *bar, TakenTile<Key> *ta
 	tile = min(__shfl_sync(full, tile, 0), p.num_tiles);
 	if (tile < p.num_tiles)
 	{
-		r = p.published ?
-			tile_range_of<Key>(boundary_wait(p.boundaries + tile), boundary_wait(p.boundaries + tile + 1),
-							   tile, p.na, p.nb) :
-			tile_range<Key>(p.boundaries, tile, p.na, p.nb);
+		r = tile_range<Key>(p.boundaries, tile, p.na, p.nb);
 #ifdef SETOPS_BULK_COPY
 		if (lane == 0)
 		{
@@ -189,8 +179,7 @@ setop_stream_kernel(TileParams<Key> p)
 
 	tile_copy_init(bars, TILE_BUFFERS);
 	__syncthreads();			/* the copy barriers, before the lead warp's first copy */
-	if (!p.published)
-		grid_wait_previous();	/* the partition, and the zeroed scratch */
+	grid_wait_previous();		/* the partition, and the zeroed scratch */
 	if (lead)
 	{
 		lead_take(p, buf[0].keys, &bars[0], &s_taken[0]);
@@ -317,17 +306,10 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	int			per_sm = 0,
 				sms = 0,
 				grid;
-	cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-											 gpu_current_device());
+	cudaError_t err = launch_partition<Key, Duplicates, IsMerge>(
+		p.a, p.na, p.b, p.nb, NV, nb_parts, (int *) (scratch + lay.boundaries), (int *) scratch,
+		(int) (lay.zeroed / sizeof(int)), (Key *) (scratch + lay.samples), stream);
 
-	/* large inputs: the partition beside the tiles, one block a multiprocessor */
-	p.published = SETOPS_PARTITION_BESIDE && partition_publishes(p.na, p.nb, sms);
-	if (err == cudaSuccess)
-		err = launch_partition<Key, Duplicates, IsMerge>(
-			p.a, p.na, p.b, p.nb, NV, nb_parts, (int *) (scratch + lay.boundaries), (int *) scratch,
-			(int) ((p.published ? lay.boundaries + (size_t) nb_parts * sizeof(int) : lay.zeroed) /
-				   sizeof(int)),
-			(Key *) (scratch + lay.samples), stream, -1, p.published ? sms : 0);
 	if (err == cudaSuccess)
 		err = cudaFuncSetAttribute(setop_stream_kernel<Key, Op, Duplicates, ValueWord>,
 								   cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
@@ -335,6 +317,8 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 			&per_sm, setop_stream_kernel<Key, Op, Duplicates, ValueWord>, TileShape<Key>::NT + 32,
 			smem);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
 	if (err != cudaSuccess)
 		return err;
 	/* as many blocks as stay resident at once, no more than tiles */

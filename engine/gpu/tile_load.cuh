@@ -116,7 +116,6 @@ struct TileParams
 	const Key  *b;
 	int			nb;
 	const int  *boundaries;
-	bool		published;		/* boundaries come one by one (partition_publish_kernel) */
 	int			num_tiles;
 	Key		   *out;
 	const void *a_vals;
@@ -151,16 +150,18 @@ struct TileRange
 	unsigned	bad;
 };
 
-/* The tile's range from its two boundaries, packed (partition.cuh). */
+/* The tile's range from its two boundaries (partition.cuh). */
 template <typename Key, typename Shape = TileShape<Key>>
 __device__ __forceinline__ TileRange
-tile_range_of(int bp0, int bp1, int tile, int na, int nb)
+tile_range(const int *boundaries, int tile, int na, int nb)
 {
 	const int	VN = Shape::VN;
 	const int	NV = tile_slots<Key, Shape>();
 	TileRange	r;
 	int			d0 = tile * NV;
 	int			d1 = min(d0 + NV, na + nb);
+	int			bp0 = boundaries[tile];
+	int			bp1 = boundaries[tile + 1];
 
 	r.a0 = boundary_a(bp0);
 	r.a1 = boundary_a(bp1);
@@ -195,14 +196,6 @@ tile_range_of(int bp0, int bp1, int tile, int na, int nb)
 	r.b_base = (r.a_start + r.a_cnt + r.ext + VN - 1) & ~(VN - 1);
 	r.b_start = r.b_base + (r.b0 & (VN - 1));
 	return r;
-}
-
-/* The same from the partition's array of boundaries. */
-template <typename Key, typename Shape = TileShape<Key>>
-__device__ __forceinline__ TileRange
-tile_range(const int *boundaries, int tile, int na, int nb)
-{
-	return tile_range_of<Key, Shape>(boundaries[tile], boundaries[tile + 1], tile, na, nb);
 }
 
 /*

@@ -856,6 +856,28 @@ long_run_cases(void)
 	}
 }
 
+/*
+ * Inputs of 4M elements: the partition takes the stride-key table
+ * (PARTITION_SAMPLE_MIN), and every block of the tile kernel takes several
+ * tiles, so that its three buffers turn around (smaller cases give a block
+ * one or two): every operation, with values, on ordinary duplicates and
+ * on long runs; in quick mode too, for the sanitizers.
+ */
+template <typename Key>
+static void
+cycling_cases(void)
+{
+	std::vector<Key> a, b;
+
+	gen(a, PARTITION_SAMPLE_MIN / 2 + 1, SHAPE_UNIFORM_NARROW, 11);
+	gen(b, PARTITION_SAMPLE_MIN / 2 + 2944, SHAPE_LONG_RUNS, 12);
+	for (int op = 0; op < SETOPS_OP_COUNT; op++)
+	{
+		kernel_case<Key>((SetopsOp) op, a, b, true, true, "buffers cycling");
+		kernel_case<Key>((SetopsOp) op, b, a, true, false, "buffers cycling, swapped");
+	}
+}
+
 template <typename Key>
 static void
 order_cases(void)
@@ -1183,6 +1205,8 @@ main(int argc, char **argv)
 	skew_cases<int64_t>(quick ? 4 : 30, quick);
 	count_cases<int32_t>(sizes32, sizeof(sizes32) / sizeof(sizes32[0]), quick ? 6 : 100, quick);
 	count_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 60, quick);
+	cycling_cases<int32_t>();
+	cycling_cases<int64_t>();
 	if (!quick)
 	{
 		distinct_cases<int32_t>(20);
