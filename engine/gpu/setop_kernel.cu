@@ -62,7 +62,7 @@ setop_layout(SetopsKeyType key_type, int na, int nb)
  * test/bench/NOTES.md).  Three buffers turn around: the next tile's keys,
  * this tile's keys (then outputs), and the previous tile's outputs waiting
  * for their store.  The workers synchronise among themselves on a named
- * barrier (WorkerSync); the whole block twice an iteration.
+ * barrier (WorkerSync); the whole block three times an iteration.
  *
  * Deadlock cannot arise: a tile is taken only by a running block, and a
  * look-back waits only on tiles taken before it, each of which its block
@@ -193,7 +193,7 @@ setop_stream_kernel(TileParams<Key> p)
 		int			cur;
 		int			total = 0;
 
-		/* the taken tile handed over; the previous store's reads done */
+		/* the taken tile handed over */
 		__syncthreads();
 		cur = s_taken[i & 1].tile;
 		if (lead)
@@ -270,6 +270,15 @@ setop_stream_kernel(TileParams<Key> p)
 			if (prev == p.num_tiles - 1 && threadIdx.x == 0)
 				p.results->total = s_prefix + prev_total;
 		}
+		/*
+		 * The store's reads of its buffer and of s_prefix done before the
+		 * lead warp, in the next iteration, copies a new tile into that
+		 * buffer and writes s_prefix again.  With only the barrier at the
+		 * top of the loop between them, racecheck reported both as WAR
+		 * hazards once blocks took many tiles; with this one it reports
+		 * none (test/bench/NOTES.md).
+		 */
+		__syncthreads();
 		if (cur >= p.num_tiles)
 			break;
 		prev = cur;
