@@ -55,6 +55,7 @@ OBJS = \
 	extension/service/worker.o \
 	extension/service/worker_batch.o \
 	extension/service/worker_stage.o \
+	extension/service/worker_exec.o \
 	extension/service/device_cache.o \
 	extension/service/gpu_device.o \
 	extension/service/emulated_device.o \

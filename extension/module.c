@@ -143,10 +143,24 @@ _PG_init(void)
 								NULL, NULL, NULL);
 		DefineCustomIntVariable("setops.service_slots",
 								"Requests the GPU service holds at once.",
-								NULL,
+								"Each slot gets an equal part of setops.service_memory; a "
+								"backend holds one for a whole operation and waits "
+								"(interruptibly) while all are taken. -1: one for every "
+								"16 MB of setops.service_memory, at least 8 and at most 64.",
 								&setops_service_slots,
-								8,
-								1, 1024,
+								-1,
+								-1, 1024,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_streams",
+								"Requests the GPU service runs side by side on each GPU.",
+								"Each on a CUDA stream and a thread of the service of its "
+								"own, so that one request's copies overlap another's "
+								"kernel.",
+								&setops_service_streams,
+								4,
+								1, SETOPS_GPU_MAX_STREAMS - 1,
 								PGC_POSTMASTER,
 								0,
 								NULL, NULL, NULL);

@@ -76,6 +76,12 @@ enable_peers(int device)
 extern "C" SetopsGpuStatus
 setops_gpu_use_device(int index, char *errbuf, size_t errlen)
 {
+	return setops_gpu_use_stream(index, 0, errbuf, errlen);
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_use_stream(int index, int stream, char *errbuf, size_t errlen)
+{
 	cudaError_t err;
 
 	if (!gpu_ensure_init(errbuf, errlen))
@@ -88,7 +94,10 @@ setops_gpu_use_device(int index, char *errbuf, size_t errlen)
 	err = gpu_set_device(index);
 	if (err != cudaSuccess)
 		return gpu_status_from(err, "selecting the device", errbuf, errlen);
-	gpu_pool_select(index);
+	if (stream <= 0 || stream >= GPU_MAX_STREAMS)
+		gpu_pool_select(index);
+	else
+		gpu_pool_select(GPU_STREAM_POOL + index * (GPU_MAX_STREAMS - 1) + stream - 1);
 	return SETOPS_GPU_OK;
 }
 

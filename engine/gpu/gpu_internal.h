@@ -91,7 +91,13 @@ void		gpu_pool_forget(void);
  * device.
  */
 #define GPU_SPLIT_POOL GPU_MAX_DEVICES
-#define GPU_MAX_POOLS (2 * GPU_MAX_DEVICES)
+/*
+ * and one per stream of a device beyond its first (setops_gpu_use_stream):
+ * threads that run requests side by side each take a stream of their own
+ */
+#define GPU_MAX_STREAMS SETOPS_GPU_MAX_STREAMS
+#define GPU_STREAM_POOL (2 * GPU_MAX_DEVICES)
+#define GPU_MAX_POOLS (GPU_STREAM_POOL + GPU_MAX_DEVICES * (GPU_MAX_STREAMS - 1))
 void		gpu_pool_select(int index);
 int			gpu_pool_selected(void);
 

@@ -120,6 +120,13 @@ setops_gpu_use_device(int index, char *errbuf, size_t errlen)
 }
 
 SetopsGpuStatus
+setops_gpu_use_stream(int index, int stream, char *errbuf, size_t errlen)
+{
+	(void) stream;
+	return setops_gpu_use_device(index, errbuf, errlen);
+}
+
+SetopsGpuStatus
 setops_gpu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
 						 const double *weights, char *errbuf, size_t errlen)
 {

@@ -63,6 +63,17 @@ extern SetopsGpuStatus setops_gpu_device_info(int index, SetopsGpuDeviceInfo *in
 extern SetopsGpuStatus setops_gpu_use_device(int index, char *errbuf, size_t errlen);
 
 /*
+ * The same, with stream 1..SETOPS_GPU_MAX_STREAMS-1 of the device: a pool
+ * of buffers and a CUDA stream of its own (stream 0 is the device's own,
+ * the one setops_gpu_use_device selects).  Threads that run operations on
+ * one device side by side each use a stream of their own; a thread that
+ * splits an operation over devices (setops_gpu_setop_devices) must be the
+ * only one doing so.
+ */
+#define SETOPS_GPU_MAX_STREAMS 16
+extern SetopsGpuStatus setops_gpu_use_stream(int index, int stream, char *errbuf, size_t errlen);
+
+/*
  * Called by long GPU work between chunks; returns non-zero to stop, in
  * which case the operation returns SETOPS_GPU_CANCELLED having released
  * what it holds.  (The PostgreSQL side checks for a pending interrupt and

@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "lib/ilist.h"
+#include "port/pg_bitutils.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
@@ -36,15 +37,27 @@
 
 int			setops_gpu_cache_size_mb = -1;
 
+/*
+ * One device's copy of an entry.  A copy read by a request in flight on an
+ * executor thread (worker_exec.c) is pinned: eviction passes it by.  Its
+ * serial tells a pin's copy from a later one of the same array.
+ */
+typedef struct CacheCopy
+{
+	void	   *keys;			/* the device's buffer; NULL: no copy there */
+	uint64		epoch;			/* its device's context when allocated */
+	uint64		serial;
+	int			pins;
+	dlist_node	lru;			/* in its device's list, head most recently used */
+} CacheCopy;
+
 typedef struct CacheEntry
 {
 	SetopsCacheKey key;			/* hash key: first */
-	void	   *keys;			/* the device's buffer */
-	int			device;
-	uint64		epoch;			/* its device's context when allocated */
 	int64		n;
 	Size		bytes;
-	dlist_node	lru;			/* head: most recently used */
+	int			ncopies;
+	CacheCopy	copy[SERVICE_MAX_DEVICES];
 } CacheEntry;
 
 /* A REQ_CACHE_PUT under way in one slot. */
@@ -61,11 +74,25 @@ typedef struct PendingPut
 	Size		bytes;
 } PendingPut;
 
+/*
+ * Arrays asked for together with one already cached: the device they
+ * should go to when they are put (so that the two meet there).
+ */
+#define PLACE_HINTS 64
+typedef struct PlaceHint
+{
+	SetopsCacheKey key;
+	int			device;
+} PlaceHint;
+
 static HTAB *entries = NULL;
-static dlist_head lru = DLIST_STATIC_INIT(lru);
+static dlist_head lru[SERVICE_MAX_DEVICES];
 static PendingPut *pending = NULL;
+static PlaceHint hints[PLACE_HINTS];
+static int	next_hint = 0;
 static MemoryContext cache_cxt = NULL;
 static int	ndev = 0;
+static uint64 next_serial = 0;
 static Size capacity[SERVICE_MAX_DEVICES];
 static Size used[SERVICE_MAX_DEVICES];
 static int64 nentries[SERVICE_MAX_DEVICES];
@@ -140,15 +167,48 @@ count_evictions(ServiceCacheStats *s, int64 arg)
 	s->evictions += arg;
 }
 
-static void
-drop_entry(CacheEntry *e, bool free_memory)
+/* The devices holding a copy of e, as a bit mask. */
+static uint32
+devices_of(const CacheEntry *e)
 {
+	uint32		mask = 0;
+	int			d;
+
+	for (d = 0; d < ndev; d++)
+		if (e->copy[d].keys != NULL)
+			mask |= 1u << d;
+	return mask;
+}
+
+/* Give e the buffer keys on device (allocated in context alloc_epoch). */
+static void
+add_copy(CacheEntry *e, int device, void *keys, uint64 alloc_epoch)
+{
+	CacheCopy  *c = &e->copy[device];
+
+	c->keys = keys;
+	c->epoch = alloc_epoch;
+	c->serial = ++next_serial;
+	c->pins = 0;
+	dlist_push_head(&lru[device], &c->lru);
+	e->ncopies++;
+	nentries[device]++;
+}
+
+/* Drop e's copy on device; the entry with its last copy. */
+static void
+drop_copy(CacheEntry *e, int device, bool free_memory)
+{
+	CacheCopy  *c = &e->copy[device];
+
 	if (free_memory)
-		store_free(e->device, e->epoch, e->keys);
-	used[e->device] -= e->bytes;
-	nentries[e->device]--;
-	dlist_delete(&e->lru);
-	hash_search(entries, &e->key, HASH_REMOVE, NULL);
+		store_free(device, c->epoch, c->keys);
+	used[device] -= e->bytes;
+	nentries[device]--;
+	dlist_delete(&c->lru);
+	memset(c, 0, sizeof(*c));
+	if (--e->ncopies == 0)
+		hash_search(entries, &e->key, HASH_REMOVE, NULL);
 }
 
 static void
@@ -163,8 +223,15 @@ drop_pending(int slot_index, bool free_memory)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The copy's entry (copies are embedded in their entries). */
+static CacheEntry *
+entry_of(CacheCopy *c, int device)
+{
+	return (CacheEntry *) ((char *) (c - device) - offsetof(CacheEntry, copy));
+}
+
 /*
- * A reset of the device (after a sticky error) freed every entry on it
+ * A reset of the device (after a sticky error) freed every copy on it
  * with its context: forget them, do not free them.
  */
 static void
@@ -179,13 +246,8 @@ check_epoch(int device)
 		return;
 	if (now == epoch[device])
 		return;
-	dlist_foreach_modify(iter, &lru)
-	{
-		CacheEntry *e = dlist_container(CacheEntry, lru, iter.cur);
-
-		if (e->device == device)
-			drop_entry(e, false);
-	}
+	dlist_foreach_modify(iter, &lru[device])
+		drop_copy(entry_of(dlist_container(CacheCopy, lru, iter.cur), device), device, false);
 	for (i = 0; i < setops_service->nslots; i++)
 		if (pending[i].active && pending[i].device == device)
 			drop_pending(i, false);
@@ -193,26 +255,26 @@ check_epoch(int device)
 	publish(device, count_nothing, 0);
 }
 
-/* The device's least recently used entry, or NULL. */
+/* The device's least recently used copy that no request reads, or NULL. */
 static CacheEntry *
 oldest_on(int device)
 {
 	dlist_node *node;
 
-	if (dlist_is_empty(&lru))
+	if (dlist_is_empty(&lru[device]))
 		return NULL;
-	for (node = dlist_tail_node(&lru);; node = dlist_prev_node(&lru, node))
+	for (node = dlist_tail_node(&lru[device]);; node = dlist_prev_node(&lru[device], node))
 	{
-		CacheEntry *e = dlist_container(CacheEntry, lru, node);
+		CacheCopy  *c = dlist_container(CacheCopy, lru, node);
 
-		if (e->device == device)
-			return e;
-		if (!dlist_has_prev(&lru, node))
+		if (c->pins == 0)
+			return entry_of(c, device);
+		if (!dlist_has_prev(&lru[device], node))
 			return NULL;
 	}
 }
 
-/* Evict the device's least recently used entries until bytes more fit. */
+/* Evict the device's least recently used copies until bytes more fit. */
 static bool
 make_room(int device, Size bytes)
 {
@@ -223,7 +285,7 @@ make_room(int device, Size bytes)
 		return false;
 	while (used[device] + bytes > capacity[device] && (e = oldest_on(device)) != NULL)
 	{
-		drop_entry(e, true);
+		drop_copy(e, device, true);
 		evicted++;
 	}
 	if (evicted)
@@ -231,14 +293,65 @@ make_room(int device, Size bytes)
 	return used[device] + bytes <= capacity[device];
 }
 
-/* Where a new array of bytes goes: the device with the largest share free. */
+/*
+ * A buffer of bytes on device, within its capacity (counted in used):
+ * least recently used copies make room, also where other device memory
+ * (the pools) leaves less free than the capacity says.  UNAVAILABLE when
+ * it cannot be had.
+ */
+static SetopsGpuStatus
+cache_alloc(int device, Size bytes, void **keys, uint64 *alloc_epoch,
+			char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	CacheEntry *e;
+
+	check_epoch(device);
+	if (!make_room(device, bytes))
+	{
+		snprintf(errbuf, errlen,
+				 "an array of %zu bytes does not fit the device cache (setops.gpu_cache_size)",
+				 bytes);
+		return SETOPS_GPU_UNAVAILABLE;
+	}
+	for (;;)
+	{
+		status = on_device(device, alloc_epoch, errbuf, errlen);
+		if (status == SETOPS_GPU_OK)
+			status = service_device->buffer_alloc(bytes, keys, errbuf, errlen);
+		if (status != SETOPS_GPU_OUT_OF_MEMORY || (e = oldest_on(device)) == NULL)
+			break;
+		drop_copy(e, device, true);
+		publish(device, count_evictions, 1);
+	}
+	if (status == SETOPS_GPU_OUT_OF_MEMORY)
+		status = SETOPS_GPU_UNAVAILABLE;
+	if (status == SETOPS_GPU_OK)
+		used[device] += bytes;
+	return status;
+}
+
+/*
+ * Where a new array of bytes goes: the device a request asked it for with
+ * an array cached there (service_cache_hint), when it has room; else the
+ * device with the largest share free.
+ */
 static int
-place(Size bytes)
+place(const SetopsCacheKey *key, Size bytes)
 {
 	int			best = -1,
-				d;
+				d,
+				i;
 	double		best_free = -1;
 
+	for (i = 0; i < PLACE_HINTS; i++)
+		if (memcmp(&hints[i].key, key, sizeof(*key)) == 0)
+		{
+			d = hints[i].device;
+			memset(&hints[i], 0, sizeof(hints[i]));
+			if (d < ndev && bytes <= capacity[d])
+				return d;
+		}
 	for (d = 0; d < ndev; d++)
 	{
 		double		free_share;
@@ -271,6 +384,8 @@ service_cache_init(void)
 						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	pending = MemoryContextAllocZero(cache_cxt, sizeof(PendingPut) * setops_service->nslots);
 	ndev = Min(setops_service->ndevices, SERVICE_MAX_DEVICES);
+	for (int d = 0; d < SERVICE_MAX_DEVICES; d++)
+		dlist_init(&lru[d]);
 	for (int d = 0; d < ndev; d++)
 		(void) on_device(d, &epoch[d], errbuf, sizeof(errbuf));
 	service_cache_configure();
@@ -312,9 +427,10 @@ service_cache_configure(void)
 			capacity[d] = (Size) Min(total_memory * 0.25 * share,
 									 setops_service->devices[d].total_memory * 0.5);
 		}
+		/* (copies that requests in flight read go when they are released) */
 		while (used[d] > capacity[d] && (e = oldest_on(d)) != NULL)
 		{
-			drop_entry(e, true);
+			drop_copy(e, d, true);
 			publish(d, count_evictions, 1);
 		}
 	}
@@ -322,34 +438,127 @@ service_cache_configure(void)
 }
 
 /*
- * The keys cached under key, or false; counted as a hit or a miss unless
- * this is a backend's retry after sending what was missing.
+ * The array cached under key: its size and the devices holding a copy, or
+ * false; counted as a hit or a miss unless this is a backend's retry after
+ * sending what was missing.
  */
 bool
-service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n, const void **keys,
-					 int *device)
+service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref)
 {
 	CacheEntry *e = hash_search(entries, key, HASH_FIND, NULL);
+	int			d;
 
-	if (e != NULL)
-	{
-		check_epoch(e->device);
-		/* (a reset of its device may just have dropped it) */
-		e = hash_search(entries, key, HASH_FIND, NULL);
-	}
+	/* a reset of a device drops the copies it held (perhaps the last) */
+	for (d = 0; e != NULL && d < ndev; d++)
+		if (e->copy[d].keys != NULL)
+		{
+			check_epoch(d);
+			e = hash_search(entries, key, HASH_FIND, NULL);
+		}
 	if (e == NULL)
 	{
 		if (count)
 			publish(0, count_misses, 1);
 		return false;
 	}
-	dlist_move_head(&lru, &e->lru);
-	*n = e->n;
-	*keys = e->keys;
-	*device = e->device;
+	ref->key = *key;
+	ref->n = e->n;
+	ref->devices = devices_of(e);
 	if (count)
-		publish(e->device, count_hits, 1);
+		publish(pg_rightmost_one_pos32(ref->devices), count_hits, 1);
 	return true;
+}
+
+/* When key is put, it should go to device (a request meets a copy there). */
+void
+service_cache_hint(const SetopsCacheKey *key, int device)
+{
+	hints[next_hint].key = *key;
+	hints[next_hint].device = device;
+	next_hint = (next_hint + 1) % PLACE_HINTS;
+}
+
+/*
+ * ref's keys on device, held for a request in flight until
+ * service_cache_release(hold): its copy there, pinned, or one made now
+ * from another device's copy.  Made copies stay in the cache when there
+ * is room (arrays used together end up together, and a hot array on every
+ * device that serves it); else the copy is the request's alone and freed
+ * with the hold.
+ */
+SetopsGpuStatus
+service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hold,
+				   const void **keys, char *errbuf, size_t errlen)
+{
+	CacheEntry *e = hash_search(entries, &ref->key, HASH_FIND, NULL);
+	SetopsGpuStatus status;
+	void	   *copy = NULL;
+	uint64		copy_epoch = 0;
+	int			src;
+
+	memset(hold, 0, sizeof(*hold));
+	if (e == NULL || e->ncopies == 0)
+	{
+		snprintf(errbuf, errlen, "internal error: a cached array went away under its request");
+		return SETOPS_GPU_ERROR;
+	}
+	if (e->copy[device].keys == NULL)
+	{
+		bool		kept;
+
+		src = pg_rightmost_one_pos32(devices_of(e));
+		kept = cache_alloc(device, e->bytes, &copy, &copy_epoch, errbuf, errlen) == SETOPS_GPU_OK;
+		/* (cache_alloc may have evicted e's copies, but never its last: src stays) */
+		status = kept ? SETOPS_GPU_OK : on_device(device, &copy_epoch, errbuf, errlen);
+		if (!kept && status == SETOPS_GPU_OK)
+			status = service_device->buffer_alloc(e->bytes, &copy, errbuf, errlen);
+		if (status == SETOPS_GPU_OK)
+			status = service_device->buffer_copy_peer(copy, device, e->copy[src].keys, src,
+													  e->bytes, errbuf, errlen);
+		if (status != SETOPS_GPU_OK)
+		{
+			if (copy != NULL)
+				store_free(device, copy_epoch, copy);
+			if (kept)
+				used[device] -= e->bytes;
+			return status;
+		}
+		if (!kept)
+		{
+			hold->temp = copy;
+			hold->device = device;
+			hold->epoch = copy_epoch;
+			*keys = copy;
+			return SETOPS_GPU_OK;
+		}
+		add_copy(e, device, copy, copy_epoch);
+		publish(device, count_nothing, 0);
+	}
+	e->copy[device].pins++;
+	dlist_move_head(&lru[device], &e->copy[device].lru);
+	hold->pinned = true;
+	hold->key = ref->key;
+	hold->device = device;
+	hold->serial = e->copy[device].serial;
+	*keys = e->copy[device].keys;
+	return SETOPS_GPU_OK;
+}
+
+/* A request in flight is done with what it held. */
+void
+service_cache_release(const ServiceCacheHold *hold)
+{
+	if (hold->temp != NULL)
+		store_free(hold->device, hold->epoch, hold->temp);
+	else if (hold->pinned)
+	{
+		CacheEntry *e = hash_search(entries, &hold->key, HASH_FIND, NULL);
+
+		/* (the copy may have gone with a reset of its device) */
+		if (e != NULL && e->copy[hold->device].keys != NULL &&
+			e->copy[hold->device].serial == hold->serial && e->copy[hold->device].pins > 0)
+			e->copy[hold->device].pins--;
+	}
 }
 
 /*
@@ -372,53 +581,34 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	if (r->offset == 0)
 	{
 		Size		bytes = (Size) r->total * ks;
-		int			device = place(bytes);
+		int			device = place(&r->key, bytes);
 
 		drop_pending(slot_index, true);
-		/* a reset of the device drops what it held first (this put included) */
-		if (device >= 0)
-			check_epoch(device);
-		p->active = true;
-		p->key = r->key;
-		p->n = r->total;
-		p->bytes = bytes;
-		p->device = Max(device, 0);
-		p->skip = hash_search(entries, &p->key, HASH_FIND, NULL) != NULL;
-		if (!p->skip)
+		if (hash_search(entries, &r->key, HASH_FIND, NULL) != NULL)
+			p->skip = true;
+		else if (device < 0)
 		{
-			if (device < 0 || !make_room(device, bytes))
-			{
-				snprintf(errbuf, errlen,
-						 "an array of %zu bytes does not fit the device cache (setops.gpu_cache_size)",
-						 bytes);
-				status = SETOPS_GPU_UNAVAILABLE;
-			}
-			else
-			{
-				CacheEntry *e;
-
-				for (;;)
-				{
-					status = on_device(device, &p->epoch, errbuf, errlen);
-					if (status == SETOPS_GPU_OK)
-						status = service_device->buffer_alloc(bytes, &p->keys, errbuf, errlen);
-					/* other device memory (the pools) may leave less than capacity: evict more */
-					if (status != SETOPS_GPU_OUT_OF_MEMORY || (e = oldest_on(device)) == NULL)
-						break;
-					drop_entry(e, true);
-					publish(device, count_evictions, 1);
-				}
-				if (status == SETOPS_GPU_OUT_OF_MEMORY)
-					status = SETOPS_GPU_UNAVAILABLE;	/* sent with the request instead */
-				if (status == SETOPS_GPU_OK)
-				{
-					used[device] += bytes;
-					p->counted = true;
-				}
-			}
-			if (status != SETOPS_GPU_OK)
-				memset(p, 0, sizeof(*p));
+			snprintf(errbuf, errlen,
+					 "an array of %zu bytes does not fit the device cache (setops.gpu_cache_size)",
+					 bytes);
+			status = SETOPS_GPU_UNAVAILABLE;
 		}
+		else
+		{
+			/* (UNAVAILABLE: the backend sends the array with the request instead) */
+			status = cache_alloc(device, bytes, &p->keys, &p->epoch, errbuf, errlen);
+			p->counted = status == SETOPS_GPU_OK;
+		}
+		if (status == SETOPS_GPU_OK)
+		{
+			p->active = true;
+			p->key = r->key;
+			p->n = r->total;
+			p->bytes = bytes;
+			p->device = Max(device, 0);
+		}
+		else
+			memset(p, 0, sizeof(*p));
 	}
 	else
 	{
@@ -471,23 +661,26 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 			bool		found;
 			CacheEntry *e = hash_search(entries, &p->key, HASH_ENTER, &found);
 
-			if (found)
+			if (!found)
 			{
-				/* another backend cached the same array meanwhile: keep that one */
-				dlist_move_head(&lru, &e->lru);
+				memset(e->copy, 0, sizeof(e->copy));
+				e->ncopies = 0;
+				e->n = p->n;
+				e->bytes = p->bytes;
+			}
+			if (e->copy[p->device].keys != NULL)
+			{
+				/* another backend cached the same array there meanwhile: keep that one */
+				dlist_move_head(&lru[p->device], &e->copy[p->device].lru);
 				drop_pending(slot_index, true);
 			}
 			else
 			{
-				e->keys = p->keys;
-				e->device = p->device;
-				e->epoch = p->epoch;
-				e->n = p->n;
-				e->bytes = p->bytes;
-				dlist_push_head(&lru, &e->lru);
-				nentries[e->device]++;
+				int			device = p->device;
+
+				add_copy(e, device, p->keys, p->epoch);
 				memset(p, 0, sizeof(*p));	/* the entry owns the memory and its bytes now */
-				publish(e->device, count_nothing, 0);
+				publish(device, count_nothing, 0);
 			}
 		}
 	}

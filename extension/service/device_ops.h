@@ -33,6 +33,8 @@ typedef struct DeviceOps
 	int			(*count) (char *errbuf, size_t errlen);
 	SetopsGpuStatus (*info) (int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen);
 	SetopsGpuStatus (*use) (int index, char *errbuf, size_t errlen);
+	/* the same, on a stream of its own (an executor thread's) */
+	SetopsGpuStatus (*use_stream) (int index, int stream, char *errbuf, size_t errlen);
 	uint64_t	(*epoch) (void);	/* changes when buffers were lost (a reset) */
 	SetopsGpuStatus (*register_host) (void *host, size_t bytes, char *errbuf, size_t errlen);
 	void		(*set_interrupt_callback) (SetopsGpuInterruptFn fn);

@@ -11,9 +11,11 @@
  * packed result comes back as keys (out_packed_size 0), which the client
  * accepts.
  *
- * Buffers are malloc'd: a failure is a status, as on a GPU.  Scratch for
- * one call is palloc'd in the worker's per-request context (an ERROR there,
- * a cancel from the engine's interrupt hook, fails only the request).
+ * Buffers are malloc'd: a failure is a status, as on a GPU.  Operations
+ * run on the worker's executor threads and malloc their scratch; the other
+ * requests' scratch is palloc'd in the worker's per-request context (an
+ * ERROR there, a cancel from the engine's interrupt hook, fails only the
+ * request).
  */
 #include "postgres.h"
 
@@ -50,6 +52,12 @@ emu_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
 
 static SetopsGpuStatus
 emu_use(int index, char *errbuf, size_t errlen)
+{
+	return SETOPS_GPU_OK;
+}
+
+static SetopsGpuStatus
+emu_use_stream(int index, int stream, char *errbuf, size_t errlen)
 {
 	return SETOPS_GPU_OK;
 }
@@ -128,26 +136,71 @@ emu_keys_first_unsorted(SetopsKeyType key_type, const void *p, int64_t n, int64_
 	return SETOPS_GPU_OK;
 }
 
-/* A packed argument's keys, or NULL when they would not ascend. */
-static const void *
-emu_decode(const void *packed, int64_t n, size_t ks)
-{
-	void	   *out = palloc_extended(Max(n, 1) * ks, MCXT_ALLOC_HUGE);
+/*
+ * Operations run on the worker's executor threads (worker_exec.c), where
+ * nothing of PostgreSQL's may be called: their scratch is malloc'd, and a
+ * failure to get it is a status.
+ */
+#define EMU_OOM(errbuf, errlen) \
+	(snprintf(errbuf, errlen, "out of memory for the CPU engine's scratch"), SETOPS_GPU_OUT_OF_MEMORY)
 
-	if (setops_packed_decode_keys(packed, out) != NULL)
-		return NULL;
-	return out;
-}
-
-/* Where an argument's keys are: host, device (here the same) or packed. */
+/*
+ * Where an argument's keys are: host, device (here the same) or packed,
+ * decoded into *decoded (malloc'd; freed by the caller).  *corrupt when a
+ * packed value's keys would not ascend.
+ */
 static const void *
-emu_arg_keys(const void *keys, const void *dev, const void *packed, int64_t n, size_t ks)
+emu_arg_keys(const void *keys, const void *dev, const void *packed, int64_t n, size_t ks,
+			 void **decoded, bool *corrupt)
 {
 	if (keys)
 		return keys;
 	if (dev)
 		return dev;
-	return emu_decode(packed, n, ks);
+	*decoded = malloc(Max(n, 1) * ks);
+	if (*decoded != NULL && setops_packed_decode_keys(packed, *decoded) != NULL)
+		*corrupt = true;
+	return *decoded;
+}
+
+/* The operation, its inputs found in order (a count or the keys). */
+static SetopsGpuStatus
+emu_setop_sorted(SetopsGpuSetopArgs *args, const void *a, const void *b,
+				 char *errbuf, size_t errlen)
+{
+	SetopsKeyType type = args->key_type;
+	size_t		ks = setops_key_size(type);
+
+	if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+		args->out_count = 0;	/* none found before, and both in order */
+	else if (args->count_mode == SETOPS_GPU_COUNT_CONTAINS)
+		args->out_count = !setops_cpu_contains(type, a, args->na, b, args->nb);
+	else if (args->count_mode == SETOPS_GPU_COUNT_INTERSECT)
+	{
+		void	   *scratch = malloc(SETOPS_CPU_COUNT_SCRATCH * ks);
+
+		if (scratch == NULL)
+			return EMU_OOM(errbuf, errlen);
+		/* both in order, so never -1 */
+		args->out_count = setops_cpu_intersect_count(type, a, args->na, b, args->nb, scratch);
+		free(scratch);
+	}
+	else if (args->a_vals == NULL)
+		args->out_count = setops_cpu_setop(args->op, type, a, args->na, b, args->nb,
+										   args->out_keys, NULL);
+	else
+	{
+		int64_t    *src = malloc((args->na + args->nb + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64_t));
+
+		if (src == NULL)
+			return EMU_OOM(errbuf, errlen);
+		args->out_count = setops_cpu_setop(args->op, type, a, args->na, b, args->nb,
+										   args->out_keys, src);
+		setops_cpu_gather_values(args->out_vals, src, args->out_count, args->a_vals, args->na,
+								 args->b_vals, args->val_stride);
+		free(src);
+	}
+	return SETOPS_GPU_OK;
 }
 
 static SetopsGpuStatus
@@ -155,63 +208,43 @@ emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
 	SetopsKeyType type = args->key_type;
 	size_t		ks = setops_key_size(type);
-	const void *a = emu_arg_keys(args->a, args->a_dev, args->a_packed, args->na, ks);
-	const void *b = a ? emu_arg_keys(args->b, args->b_dev, args->b_packed, args->nb, ks) : NULL;
-	int64_t		pos;
+	void	   *a_decoded = NULL,
+			   *b_decoded = NULL;
+	bool		a_corrupt = false,
+				b_corrupt = false;
+	const void *a = emu_arg_keys(args->a, args->a_dev, args->a_packed, args->na, ks,
+								 &a_decoded, &a_corrupt);
+	const void *b = emu_arg_keys(args->b, args->b_dev, args->b_packed, args->nb, ks,
+								 &b_decoded, &b_corrupt);
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+	int64_t		pos = -1;
 
 	args->out_count = 0;
 	args->unsorted_arg = 0;
 	args->unsorted_pos = -1;
 	args->out_packed_size = 0;	/* answered with keys */
 	if (a == NULL || b == NULL)
+		status = EMU_OOM(errbuf, errlen);
+	else if (a_corrupt || b_corrupt)
 	{
 		/* a packed argument whose keys would not ascend: corrupt */
-		args->unsorted_arg = a == NULL ? 1 : 2;
-		return SETOPS_GPU_OK;
+		args->unsorted_arg = a_corrupt ? 1 : 2;
 	}
 	/* a key in both is an answer in any order, as on the GPU */
-	if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS &&
-		setops_cpu_overlaps(type, a, args->na, b, args->nb))
-	{
+	else if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS &&
+			 setops_cpu_overlaps(type, a, args->na, b, args->nb))
 		args->out_count = 1;
-		return SETOPS_GPU_OK;
-	}
-	if ((pos = setops_cpu_first_unsorted(type, a, args->na)) >= 0)
+	else if ((pos = setops_cpu_first_unsorted(type, a, args->na)) >= 0)
 		args->unsorted_arg = 1;
 	else if ((pos = setops_cpu_first_unsorted(type, b, args->nb)) >= 0)
 		args->unsorted_arg = 2;
-	if (pos >= 0)
-	{
-		args->unsorted_pos = pos;
-		return SETOPS_GPU_OK;
-	}
-	if (args->count_mode == SETOPS_GPU_COUNT_OVERLAPS)
-		args->out_count = 0;	/* none found above, and both in order */
-	else if (args->count_mode == SETOPS_GPU_COUNT_CONTAINS)
-		args->out_count = !setops_cpu_contains(type, a, args->na, b, args->nb);
-	else if (args->count_mode == SETOPS_GPU_COUNT_INTERSECT)
-	{
-		void	   *scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * ks);
-
-		/* both in order (above), so never -1 */
-		args->out_count = setops_cpu_intersect_count(type, a, args->na, b, args->nb, scratch);
-		pfree(scratch);
-	}
-	else if (args->a_vals == NULL)
-		args->out_count = setops_cpu_setop(args->op, type, a, args->na, b, args->nb,
-										   args->out_keys, NULL);
 	else
-	{
-		int64_t    *src = palloc_extended((args->na + args->nb + SETOPS_CPU_OUTPUT_SLACK) *
-										  sizeof(int64_t), MCXT_ALLOC_HUGE);
-
-		args->out_count = setops_cpu_setop(args->op, type, a, args->na, b, args->nb,
-										   args->out_keys, src);
-		setops_cpu_gather_values(args->out_vals, src, args->out_count, args->a_vals, args->na,
-								 args->b_vals, args->val_stride);
-		pfree(src);
-	}
-	return SETOPS_GPU_OK;
+		status = emu_setop_sorted(args, a, b, errbuf, errlen);
+	if (pos >= 0)
+		args->unsorted_pos = pos;
+	free(a_decoded);
+	free(b_decoded);
+	return status;
 }
 
 /* One device: the parts are the whole. */
@@ -275,6 +308,7 @@ const DeviceOps setops_emulated_device = {
 	.count = emu_count,
 	.info = emu_info,
 	.use = emu_use,
+	.use_stream = emu_use_stream,
 	.epoch = emu_epoch,
 	.register_host = emu_register_host,
 	.set_interrupt_callback = emu_set_interrupt_callback,

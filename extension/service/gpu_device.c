@@ -12,6 +12,7 @@ const DeviceOps setops_gpu_device = {
 	.count = setops_gpu_device_count,
 	.info = setops_gpu_device_info,
 	.use = setops_gpu_use_device,
+	.use_stream = setops_gpu_use_stream,
 	.epoch = setops_gpu_context_epoch,
 	.register_host = setops_gpu_register_host,
 	.set_interrupt_callback = setops_gpu_set_interrupt_callback,

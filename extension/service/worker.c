@@ -10,10 +10,14 @@
  * instead of waiting forever, and the new worker fails what the old one
  * left half done.
  *
- * Requests are served one at a time, in slot order starting after the last
- * one served (no slot starves).  A request whose backend stopped waiting
- * (cancel, timeout, exit) is dropped at the next chunk boundary of the GPU
- * work and its slot freed.
+ * The main thread takes requests in slot order starting after the last one
+ * taken (no slot starves).  Operations go to executor threads
+ * (worker_exec.c), several a device side by side, on the device that holds
+ * their cached arguments and has the least to do; the other kinds (cache
+ * puts, sorts, batches, staged reductions) and operations split over every
+ * device are served by the main thread itself.  A request whose backend
+ * stopped waiting (cancel, timeout, exit) is dropped at the next chunk
+ * boundary of the GPU work and its slot freed.
  *
  * The worker serves with one device (device_ops.h), chosen at start: the
  * GPUs, or with setops.service_emulate and none the CPU engine standing in
@@ -23,6 +27,7 @@
 
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "port/pg_bitutils.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
@@ -41,7 +46,7 @@ ServiceShared *setops_service = NULL;
 
 int			setops_service_memory_mb = 1024;
 char	   *setops_device_weights = NULL;
-int			setops_service_slots = 8;
+int			setops_service_slots = -1;
 bool		setops_service_emulate = false;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
@@ -53,14 +58,23 @@ static int64 start_free[SERVICE_MAX_DEVICES];
 /* what this worker serves with: chosen at start, see the file's header */
 const DeviceOps *service_device = &setops_gpu_device;
 
-/* the slot being served, for the interrupt callback */
-static ServiceSlot *serving = NULL;
+/* the slot this thread serves, for the interrupt callback */
+__thread ServiceSlot *service_serving = NULL;
+
+/* setops.service_slots, or with -1 one for every 16 MB of the arena (8 to 64) */
+static int
+slot_count(void)
+{
+	if (setops_service_slots > 0)
+		return setops_service_slots;
+	return Min(Max(setops_service_memory_mb / 16, 8), 64);
+}
 
 static Size
 control_bytes(void)
 {
 	return TYPEALIGN(8192, offsetof(ServiceShared, slots) +
-					 sizeof(ServiceSlot) * setops_service_slots);
+					 sizeof(ServiceSlot) * slot_count());
 }
 
 static Size
@@ -98,9 +112,9 @@ service_shmem_startup(void)
 		SpinLockInit(&setops_service->mutex);
 		ConditionVariableInit(&setops_service->slot_freed);
 		pg_atomic_init_u32(&setops_service->nstreams, 0);
-		setops_service->nslots = setops_service_slots;
+		setops_service->nslots = slot_count();
 		/* slots of whole pages, each aligned for any key or value */
-		slot_bytes = (arena_bytes() / setops_service_slots) & ~(Size) 8191;
+		slot_bytes = (arena_bytes() / setops_service->nslots) & ~(Size) 8191;
 		setops_service->slot_bytes = slot_bytes;
 		setops_service->arena = (char *) TYPEALIGN(8192, (char *) setops_service + control_bytes());
 		snprintf(setops_service->unavailable, sizeof(setops_service->unavailable),
@@ -142,7 +156,7 @@ setops_service_register(void)
 static int
 serving_abandoned(void)
 {
-	return (serving != NULL && pg_atomic_read_u32(&serving->abandoned) != 0) ||
+	return (service_serving != NULL && pg_atomic_read_u32(&service_serving->abandoned) != 0) ||
 		ShutdownRequestPending;
 }
 
@@ -154,6 +168,9 @@ serving_abandoned(void)
 static void
 serving_cpu_interrupts(void)
 {
+	/* (an executor thread cannot raise an ERROR: its request runs to the end) */
+	if (service_exec_thread())
+		return;
 	CHECK_FOR_INTERRUPTS();
 	if (serving_abandoned())
 		ereport(ERROR,
@@ -226,62 +243,59 @@ service_device_weights(double *weights, int ndevices)
 	}
 }
 
-/*
- * Cached arguments: their keys from the cache, or the answer says which
- * are missing (the backend sends them and asks again).
- */
-static bool
-resolve_cached(ServiceSlot *slot, const ServiceSetopRequest *r, const void **a, int64 *na, int *a_device,
-			   const void **b, int64 *nb, int *b_device)
-{
-	bool		count = !r->cache_retry;
-
-	*a = *b = NULL;
-	*na = r->args.na;
-	*nb = r->args.nb;
-	slot->cache_missing = 0;
-	if (r->a_cached && !service_cache_lookup(&r->a_key, count, na, a, a_device))
-		slot->cache_missing |= CACHE_MISSING_A;
-	if (r->b_cached && !service_cache_lookup(&r->b_key, count, nb, b, b_device))
-		slot->cache_missing |= CACHE_MISSING_B;
-	return slot->cache_missing == 0;
-}
-
 /* Plain operations from this many input keys on split over all devices. */
 #define SPLIT_MIN_KEYS ((int64) 4 << 20)
 
+/* set by handle_setop when an executor answers the request, not the handler */
+static bool request_in_flight = false;
+
 /*
- * The operation in args on the GPU(s): split over every device when it is
- * large, plain keys and there are several; else on device (its cached
- * arguments' device, or 0).
+ * The device for an operation: among those holding its cached arguments
+ * (any, for arguments in the arena), the one with the fewest jobs queued
+ * or running.  Two cached arguments held by no device together meet on a
+ * device of the larger one (the smaller is copied over, once: the copy
+ * stays in the cache).  Where those devices are all busy and another has
+ * nothing to do, that one takes it and the arguments are copied there: a
+ * hot array ends up on every device that serves it.
  */
-static SetopsGpuStatus
-run_setop_on_devices(SetopsGpuSetopArgs *args, int device, char *errbuf, size_t errlen)
+static int
+choose_device(const ServiceCacheRef *a, const ServiceCacheRef *b)
 {
 	int			ndev = setops_service->ndevices;
-	SetopsGpuStatus status;
+	uint32		all = ndev >= 32 ? ~0u : (1u << ndev) - 1,
+				holds_a = a ? a->devices : all,
+				holds_b = b ? b->devices : all,
+				candidates = holds_a & holds_b;
+	int			best = -1,
+				best_load = INT_MAX,
+				d;
 
-	if (ndev > 1 && args->na + args->nb >= SPLIT_MIN_KEYS && args->a && args->b &&
-		!args->a_vals && !args->out_packed)
-	{
-		int			devices[SERVICE_MAX_DEVICES];
-		double		weights[SERVICE_MAX_DEVICES];
-		int			d;
-
+	if (candidates == 0)
+		candidates = a->n >= b->n ? holds_a : holds_b;
+	for (d = 0; d < ndev; d++)
+		if ((candidates & (1u << d)) && service_exec_load(d) < best_load)
+		{
+			best = d;
+			best_load = service_exec_load(d);
+		}
+	if (best_load >= setops_service_streams)
 		for (d = 0; d < ndev; d++)
-			devices[d] = d;
-		service_device_weights(weights, ndev);
-		return service_device->setop_devices(args, ndev, devices, weights, errbuf, errlen);
-	}
-	status = service_device->use(device, errbuf, errlen);
-	if (status != SETOPS_GPU_OK)
-		return status;
-	return service_device->setop(args, errbuf, errlen);
+			if (service_exec_load(d) == 0)
+				return d;
+	return best;
 }
 
 /*
  * The handlers, one per request kind: each answers in the slot (status,
  * errmsg and the kind's results).
+ */
+
+/*
+ * An operation: cached arguments looked up (the answer may be which are
+ * missing), the device chosen, and the operation handed to its executors
+ * (request_in_flight), with the cached keys it reads held until it is
+ * done.  A large operation on keys in the arena is split over every device
+ * here instead.
  */
 static SetopsGpuStatus
 handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
@@ -289,37 +303,37 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	ServiceSetopRequest *r = &slot->req.setop;
 	char	   *base = service_slot_data(slot);
 	SetopsGpuStatus status = SETOPS_GPU_OK;
-	const void *a_dev = NULL,
-			   *b_dev = NULL;
-	int			a_device = 0,
-				b_device = 0;
-	void	   *b_copy = NULL;	/* b's cached keys copied to a's device */
-	int64		na,
-				nb;
+	ServiceCacheRef a_ref,
+				b_ref;
+	bool		count = !r->cache_retry;
 	SetopsGpuSetopArgs args;
+	ServiceJob *job;
 
-	/* cached arguments: the answer may be which are missing */
-	if ((r->a_cached || r->b_cached) &&
-		!resolve_cached(slot, r, &a_dev, &na, &a_device, &b_dev, &nb, &b_device))
-		return SETOPS_GPU_OK;
-
-	/* the request, bound to this slot's arena and the cache's keys */
-	args = r->args;
-	if (r->a_cached || r->b_cached)
+	slot->cache_missing = 0;
+	if (r->a_cached && !service_cache_lookup(&r->a_key, count, &a_ref))
+		slot->cache_missing |= CACHE_MISSING_A;
+	if (r->b_cached && !service_cache_lookup(&r->b_key, count, &b_ref))
+		slot->cache_missing |= CACHE_MISSING_B;
+	if (slot->cache_missing)
 	{
-		args.na = na;
-		args.nb = nb;
+		/* the one sent next goes where its partner is */
+		if (slot->cache_missing == CACHE_MISSING_A && r->b_cached)
+			service_cache_hint(&r->a_key, pg_rightmost_one_pos32(b_ref.devices));
+		if (slot->cache_missing == CACHE_MISSING_B && r->a_cached)
+			service_cache_hint(&r->b_key, pg_rightmost_one_pos32(a_ref.devices));
+		return SETOPS_GPU_OK;
 	}
-	args.a_dev = a_dev;
-	args.b_dev = b_dev;
-	if (a_dev)
-		 /* in the cache */ ;
+
+	/* the request, bound to this slot's arena */
+	args = r->args;
+	if (r->a_cached)
+		args.na = a_ref.n;
 	else if (r->a_packed)
 		args.a_packed = base + r->off_a;
 	else
 		args.a = base + r->off_a;
-	if (b_dev)
-		 /* in the cache */ ;
+	if (r->b_cached)
+		args.nb = b_ref.n;
 	else if (r->b_packed)
 		args.b_packed = base + r->off_b;
 	else
@@ -333,33 +347,42 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	}
 	if (r->want_packed)
 		args.out_packed = base + r->off_out;
-	/* cached arguments on two devices: b's keys come over to a's */
-	if (a_dev && b_dev && a_device != b_device)
-	{
-		size_t		bytes = (size_t) args.nb * setops_key_size(args.key_type);
 
-		status = service_device->use(a_device, errbuf, errlen);
-		if (status == SETOPS_GPU_OK)
-			status = service_device->buffer_alloc(bytes, &b_copy, errbuf, errlen);
-		if (status == SETOPS_GPU_OK)
-			status = service_device->buffer_copy_peer(b_copy, a_device, b_dev, b_device, bytes,
-													  errbuf, errlen);
-		args.b_dev = b_copy;
-	}
-	if (status == SETOPS_GPU_OK)
-		status = run_setop_on_devices(&args, a_dev ? a_device : b_dev ? b_device : 0,
-									  errbuf, errlen);
-	if (b_copy)
+	if (setops_service->ndevices > 1 && args.na + args.nb >= SPLIT_MIN_KEYS && args.a && args.b &&
+		!args.a_vals && !args.out_packed)
 	{
-		char		ignore[SETOPS_GPU_ERRLEN];
+		int			devices[SERVICE_MAX_DEVICES];
+		double		weights[SERVICE_MAX_DEVICES];
+		int			d;
 
-		if (service_device->use(a_device, ignore, sizeof(ignore)) == SETOPS_GPU_OK)
-			service_device->buffer_free(b_copy);
+		for (d = 0; d < setops_service->ndevices; d++)
+			devices[d] = d;
+		service_device_weights(weights, setops_service->ndevices);
+		status = service_device->setop_devices(&args, setops_service->ndevices, devices, weights,
+											   errbuf, errlen);
+		r->args = args;
+		service_args_unbind(&r->args);
+		return status;
 	}
-	/* the answers go back in the request */
-	r->args = args;
-	service_args_unbind(&r->args);
-	return status;
+
+	/* on its device, the cached keys held there, by an executor */
+	job = service_exec_job(slot_index);
+	job->device = choose_device(r->a_cached ? &a_ref : NULL, r->b_cached ? &b_ref : NULL);
+	if (r->a_cached)
+		status = service_cache_hold(&a_ref, job->device, &job->holds[0], &args.a_dev,
+									errbuf, errlen);
+	if (status == SETOPS_GPU_OK && r->b_cached)
+		status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
+									errbuf, errlen);
+	if (status != SETOPS_GPU_OK)
+	{
+		service_exec_drop(job);
+		return status;
+	}
+	job->args = args;
+	request_in_flight = true;
+	service_exec_submit(job);
+	return SETOPS_GPU_OK;
 }
 
 static SetopsGpuStatus
@@ -443,15 +466,15 @@ gpu_still_usable(void)
 }
 
 /*
- * A request is answered: hand the slot back to its backend, or free it if
- * the backend gave up.  The backend may give up at any moment
+ * A request is answered (by this thread or an executor): hand the slot
+ * back to its backend, or free it if the backend gave up.  The backend may give up at any moment
  * (abandon_slot: it sets abandoned, then frees the slot if it finds it
  * DONE): each side writes, then reads the other's flag behind a full
  * barrier, so at least one of the two sees that it must free the slot,
  * and the compare-and-exchange lets only one do it.
  */
-static void
-finish_slot(ServiceSlot *slot, int slot_index)
+uint32
+service_hand_back(ServiceSlot *slot)
 {
 	uint32		state = SLOT_RUNNING;
 
@@ -463,7 +486,20 @@ finish_slot(ServiceSlot *slot, int slot_index)
 		pg_memory_barrier();
 		SetLatch(slot->owner_latch);
 	}
-	if (pg_atomic_read_u32(&slot->abandoned) != 0)
+	return pg_atomic_read_u32(&slot->abandoned) != 0 ? state : SLOT_FREE;
+}
+
+/*
+ * service_hand_back returns SLOT_FREE, or the state to free the slot from
+ * (compare-and-exchange) when its backend gave up: executors do that
+ * themselves, and the main thread wakes the backends waiting for a slot.
+ */
+static void
+finish_slot(ServiceSlot *slot, int slot_index)
+{
+	uint32		state = service_hand_back(slot);
+
+	if (state != SLOT_FREE)
 	{
 		/* nobody will read what it left; nobody can claim it before it is free */
 		service_cache_slot_done(slot_index);
@@ -479,6 +515,8 @@ serve_slots(int *next)
 {
 	int			k;
 
+	if (service_exec_reap())
+		gpu_still_usable();
 	service_stage_sweep();
 	for (k = 0; k < setops_service->nslots; k++)
 	{
@@ -496,7 +534,8 @@ serve_slots(int *next)
 			MemoryContext old = MemoryContextSwitchTo(cxt);
 
 			/* an ERROR (out of memory, say) fails the request, not the service */
-			serving = slot;
+			service_serving = slot;
+			request_in_flight = false;
 			PG_TRY();
 			{
 				run_request(slot, i);
@@ -514,14 +553,18 @@ serve_slots(int *next)
 					service_stage_done(i);
 				slot->status = SETOPS_GPU_ERROR;
 				strlcpy(slot->errmsg, edata->message, sizeof(slot->errmsg));
+				request_in_flight = false;
 			}
 			PG_END_TRY();
-			serving = NULL;
+			service_serving = NULL;
 			MemoryContextSwitchTo(old);
 			MemoryContextDelete(cxt);
 		}
 		*next = (i + 1) % setops_service->nslots;
-		finish_slot(slot, i);
+		/* (an executor answers a request in flight) */
+		if (!request_in_flight)
+			finish_slot(slot, i);
+		request_in_flight = false;
 		CHECK_FOR_INTERRUPTS();
 		gpu_still_usable();
 	}
@@ -571,6 +614,7 @@ setops_service_main(Datum arg)
 
 	service_cache_init();
 	service_stage_init();
+	service_exec_start();
 
 	SpinLockAcquire(&setops_service->mutex);
 	setops_service->generation++;

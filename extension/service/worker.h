@@ -22,13 +22,67 @@ extern const DeviceOps *service_device;
 extern void service_device_weights(double *weights, int ndevices);
 
 /* device_cache.c: the worker's cache of stored arrays */
+typedef struct ServiceCacheRef
+{
+	SetopsCacheKey key;
+	int64		n;
+	uint32		devices;		/* a bit for each device holding a copy */
+} ServiceCacheRef;
+
+/* What a request in flight holds of the cache (service_cache_hold). */
+typedef struct ServiceCacheHold
+{
+	bool		pinned;			/* a copy in the cache, pinned */
+	SetopsCacheKey key;
+	int			device;
+	uint64		serial;			/* which copy it pinned */
+	void	   *temp;			/* else a copy of its own, freed with the hold */
+	uint64		epoch;
+} ServiceCacheHold;
+
 extern void service_cache_init(void);
 extern void service_cache_configure(void);
 extern SetopsGpuStatus service_cache_put(ServiceSlot *slot, int slot_index,
 										 char *errbuf, size_t errlen);
-extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, int64 *n,
-								 const void **keys, int *device);
+extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref);
+extern void service_cache_hint(const SetopsCacheKey *key, int device);
+extern SetopsGpuStatus service_cache_hold(const ServiceCacheRef *ref, int device,
+										  ServiceCacheHold *hold, const void **keys,
+										  char *errbuf, size_t errlen);
+extern void service_cache_release(const ServiceCacheHold *hold);
 extern void service_cache_slot_done(int slot_index);
+
+/*
+ * worker_exec.c: operations run by executor threads, setops.service_streams
+ * a device side by side, each on a CUDA stream of its own.  The threads run
+ * only device_ops.h calls and the slot's answer (atomics and SetLatch):
+ * never palloc, ereport or anything else of PostgreSQL's.
+ */
+typedef struct ServiceJob
+{
+	int			slot_index;
+	int			device;
+	SetopsGpuSetopArgs args;	/* bound to the slot's arena and the cache */
+	ServiceCacheHold holds[2];	/* released once the job is reaped */
+	/* set by the thread */
+	SetopsGpuStatus status;
+	bool		wake_slot_waiters;	/* it freed an abandoned slot */
+	struct ServiceJob *next;
+} ServiceJob;
+
+extern int	setops_service_streams;
+extern void service_exec_start(void);
+extern ServiceJob *service_exec_job(int slot_index);
+extern void service_exec_submit(ServiceJob *job);
+extern void service_exec_drop(ServiceJob *job);
+extern int	service_exec_load(int device);
+extern bool service_exec_reap(void);
+extern bool service_exec_thread(void);
+extern void service_exec_stop(void);
+
+/* worker.c: how a slot's answer reaches its backend (any thread) */
+extern __thread ServiceSlot *service_serving;
+extern uint32 service_hand_back(ServiceSlot *slot);
 
 /* worker_batch.c: batches */
 extern SetopsGpuStatus service_run_batch(ServiceSlot *slot, int slot_index,

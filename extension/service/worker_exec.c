@@ -1,0 +1,315 @@
+/*
+ * worker_exec.c
+ *	  The GPU service's executors: threads of the worker that run operations
+ *	  side by side, setops.service_streams of them a device, each on a CUDA
+ *	  stream (and pool of buffers) of its own.
+ *
+ * The worker's main thread stays the only one that touches PostgreSQL: it
+ * takes requests from the slots, looks their cached arguments up, chooses
+ * the device, pins what the operation reads (service_cache_hold) and hands
+ * a job to that device's queue.  An executor runs the job's operation,
+ * writes the answer into the slot and hands the slot back to its backend
+ * (atomics and SetLatch only); the main thread later reaps the job (unpins
+ * the cache, wakes backends waiting for a slot the job freed).  So one
+ * request's upload, another's kernel and a third's download overlap on a
+ * device, and independent requests run on every device at once.
+ *
+ * Threads never palloc, ereport or longjmp: what they call returns a
+ * status (device_ops.h), and they run with every signal blocked, so that
+ * PostgreSQL's signals reach the main thread.
+ */
+#include "postgres.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+
+#include "setops.h"
+#include "service/worker.h"
+#include "service/device_ops.h"
+
+int			setops_service_streams = 4;
+
+/* Jobs waiting for one device's executors. */
+typedef struct ExecQueue
+{
+	pthread_mutex_t lock;
+	pthread_cond_t ready;
+	ServiceJob *head;
+	ServiceJob *tail;
+	pg_atomic_uint32 load;		/* jobs queued or running */
+} ExecQueue;
+
+typedef struct Executor
+{
+	pthread_t	thread;
+	int			device;
+	int			stream;
+} Executor;
+
+static ExecQueue queues[SERVICE_MAX_DEVICES];
+static Executor *executors = NULL;
+static int	nexecutors = 0;
+static volatile bool stopping = false;
+
+/* Jobs answered, for the main thread to reap. */
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+static ServiceJob *done_head = NULL;
+
+/* Jobs not in use (main thread only). */
+static ServiceJob *free_jobs = NULL;
+
+static Latch *main_latch = NULL;
+static __thread bool on_executor = false;
+
+/* Run one job: its operation, its answer, the slot back to its backend. */
+static void
+run_job(const Executor *x, ServiceJob *job)
+{
+	ServiceSlot *slot = &setops_service->slots[job->slot_index];
+	ServiceSetopRequest *r = &slot->req.setop;
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status;
+	uint32		state;
+
+	status = service_device->use_stream(job->device, x->stream, errbuf, sizeof(errbuf));
+	service_serving = slot;
+	if (status == SETOPS_GPU_OK)
+		status = service_device->setop(&job->args, errbuf, sizeof(errbuf));
+	service_serving = NULL;
+
+	/* the answers go back in the request (the main thread leaves a running slot alone) */
+	r->args = job->args;
+	service_args_unbind(&r->args);
+	slot->status = status;
+	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
+	job->status = status;
+	state = service_hand_back(slot);
+	job->wake_slot_waiters = state != SLOT_FREE &&
+		pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FREE);
+	pg_atomic_fetch_sub_u32(&queues[job->device].load, 1);
+
+	pthread_mutex_lock(&done_lock);
+	job->next = done_head;
+	done_head = job;
+	pthread_mutex_unlock(&done_lock);
+	/* what cannot wait for the main thread's next round */
+	if (job->wake_slot_waiters || status == SETOPS_GPU_ERROR)
+		SetLatch(main_latch);
+}
+
+static void *
+executor_main(void *arg)
+{
+	const Executor *x = (const Executor *) arg;
+	ExecQueue  *q = &queues[x->device];
+
+	on_executor = true;
+	for (;;)
+	{
+		ServiceJob *job;
+
+		pthread_mutex_lock(&q->lock);
+		while (q->head == NULL && !stopping)
+			pthread_cond_wait(&q->ready, &q->lock);
+		job = stopping ? NULL : q->head;
+		if (job != NULL)
+		{
+			q->head = job->next;
+			if (q->head == NULL)
+				q->tail = NULL;
+		}
+		pthread_mutex_unlock(&q->lock);
+		if (job == NULL)
+			return NULL;
+		run_job(x, job);
+	}
+}
+
+/*
+ * Stop the executors (at worker exit).  Jobs still queued stay unanswered:
+ * their backends see the worker go, and the next worker fails their slots.
+ */
+static void
+exec_stop(int code, Datum arg)
+{
+	service_exec_stop();
+}
+
+void
+service_exec_stop(void)
+{
+	int			i;
+
+	if (executors == NULL)
+		return;
+	stopping = true;
+	for (i = 0; i < setops_service->ndevices; i++)
+	{
+		pthread_mutex_lock(&queues[i].lock);
+		pthread_cond_broadcast(&queues[i].ready);
+		pthread_mutex_unlock(&queues[i].lock);
+	}
+	for (i = 0; i < nexecutors; i++)
+		pthread_join(executors[i].thread, NULL);
+	nexecutors = 0;
+	executors = NULL;
+}
+
+/*
+ * setops.service_streams executors for every device (streams 1.. of the
+ * device: stream 0 is the main thread's own).  Without them (no device, or
+ * no thread could start) the main thread runs every job itself.
+ */
+void
+service_exec_start(void)
+{
+	int			ndev = setops_service->ndevices,
+				per = Min(setops_service_streams, SETOPS_GPU_MAX_STREAMS - 1),
+				d,
+				s;
+	sigset_t	all,
+				old;
+
+	main_latch = MyLatch;
+	for (d = 0; d < SERVICE_MAX_DEVICES; d++)
+	{
+		pthread_mutex_init(&queues[d].lock, NULL);
+		pthread_cond_init(&queues[d].ready, NULL);
+		queues[d].head = queues[d].tail = NULL;
+		pg_atomic_init_u32(&queues[d].load, 0);
+	}
+	if (ndev == 0 || per < 1)
+		return;
+	executors = MemoryContextAllocZero(TopMemoryContext, sizeof(Executor) * ndev * per);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (d = 0; d < ndev; d++)
+		for (s = 1; s <= per; s++)
+		{
+			Executor   *x = &executors[nexecutors];
+
+			x->device = d;
+			x->stream = s;
+			if (pthread_create(&x->thread, NULL, executor_main, x) == 0)
+				nexecutors++;
+		}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (nexecutors < ndev * per)
+		ereport(LOG,
+				(errmsg("setops GPU service: %d of %d executor threads started",
+						nexecutors, ndev * per)));
+	if (nexecutors == 0)
+		executors = NULL;
+	else
+		before_shmem_exit(exec_stop, (Datum) 0);
+}
+
+/* A job for the request in slot_index, cleared. */
+ServiceJob *
+service_exec_job(int slot_index)
+{
+	ServiceJob *job = free_jobs;
+
+	if (job != NULL)
+		free_jobs = job->next;
+	else
+		job = MemoryContextAlloc(TopMemoryContext, sizeof(ServiceJob));
+	memset(job, 0, sizeof(*job));
+	job->slot_index = slot_index;
+	return job;
+}
+
+/* A job done with: what it held released, back to the free list. */
+static void
+job_done(ServiceJob *job)
+{
+	service_cache_release(&job->holds[0]);
+	service_cache_release(&job->holds[1]);
+	job->next = free_jobs;
+	free_jobs = job;
+}
+
+/* Jobs queued or running on device. */
+int
+service_exec_load(int device)
+{
+	return (int) pg_atomic_read_u32(&queues[device].load);
+}
+
+/*
+ * Hand job to its device's executors; without executors, run it here
+ * (answered, the slot handed back) and reap it.
+ */
+void
+service_exec_submit(ServiceJob *job)
+{
+	ExecQueue  *q = &queues[job->device];
+
+	pg_atomic_fetch_add_u32(&q->load, 1);
+	if (executors == NULL)
+	{
+		static const Executor here = {.stream = 0};
+
+		run_job(&here, job);
+		service_exec_reap();
+		return;
+	}
+	job->next = NULL;
+	pthread_mutex_lock(&q->lock);
+	if (q->tail)
+		q->tail->next = job;
+	else
+		q->head = job;
+	q->tail = job;
+	pthread_cond_signal(&q->ready);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* A job that was never submitted: released. */
+void
+service_exec_drop(ServiceJob *job)
+{
+	job_done(job);
+}
+
+/*
+ * The main thread reaps answered jobs: their cache holds released, and
+ * backends waiting for a slot woken where a job freed one.  Returns
+ * whether any failed with a device error (the caller checks the device).
+ */
+bool
+service_exec_reap(void)
+{
+	ServiceJob *job,
+			   *next;
+	bool		wake = false,
+				failed = false;
+
+	pthread_mutex_lock(&done_lock);
+	job = done_head;
+	done_head = NULL;
+	pthread_mutex_unlock(&done_lock);
+	for (; job != NULL; job = next)
+	{
+		next = job->next;
+		wake |= job->wake_slot_waiters;
+		failed |= job->status == SETOPS_GPU_ERROR;
+		job_done(job);
+	}
+	if (wake)
+		ConditionVariableBroadcast(&setops_service->slot_freed);
+	return failed;
+}
+
+/* Whether this thread is an executor (the CPU engine's interrupt hook asks). */
+bool
+service_exec_thread(void)
+{
+	return on_executor;
+}
