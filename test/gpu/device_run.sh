@@ -28,6 +28,9 @@
 #   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
 #   service    GPU service: first answer on a fresh connection; the service
 #              stopped mid-request gives a clean error and comes back
+#   load       the GPU at load (test/bench/load_bench.sh, LOAD_BENCH_RUN=quick
+#              or full): pgbench at many clients, cpu / gpu / auto, one GPU
+#              and all, answers checked
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every
 #              answer checked against the CPU engine, device memory flat
 #   batch      segmented batches and reductions against the CPU engine
@@ -127,7 +130,8 @@ suites() {	# name regress tap-files
 pg_start() {
 	[ $pg_up = 1 ] && return 0
 	# the GPU service owns the GPU: setops is preloaded
-	export PGB_SERVER_OPTS="-c shared_preload_libraries=setops ${PGB_SERVER_OPTS:-}"
+	# (connections for the load benchmark's 128 clients)
+	export PGB_SERVER_OPTS="-c shared_preload_libraries=setops -c max_connections=300 ${PGB_SERVER_OPTS:-}"
 	# shellcheck disable=SC1091
 	source .pgb/pg-start.sh || return 1
 	# wait for the service's CUDA context (setops_devices waits up to 30 s)
@@ -161,6 +165,10 @@ for s in "$@"; do
 		service)
 			pg_start || { status=1; continue; }
 			step service bash test/gpu/pg_service_checks.sh
+			;;
+		load)
+			pg_start || { status=1; continue; }
+			step load bash test/bench/load_bench.sh "${LOAD_BENCH_RUN:-quick}"
 			;;
 		servicebench)
 			pg_start || { status=1; continue; }
