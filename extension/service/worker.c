@@ -112,6 +112,18 @@ service_shmem_startup(void)
 		SpinLockInit(&setops_service->mutex);
 		ConditionVariableInit(&setops_service->slot_freed);
 		pg_atomic_init_u32(&setops_service->nstreams, 0);
+		for (i = 0; i < SERVICE_MAX_DEVICES; i++)
+		{
+			ServiceDeviceStats *d = &setops_service->load[i];
+
+			pg_atomic_init_u32(&d->queued, 0);
+			pg_atomic_init_u64(&d->requests, 0);
+			pg_atomic_init_u64(&d->launches, 0);
+			pg_atomic_init_u64(&d->batched, 0);
+			pg_atomic_init_u64(&d->wait_us, 0);
+			pg_atomic_init_u64(&d->run_us, 0);
+			pg_atomic_init_u64(&d->copies, 0);
+		}
 		setops_service->nslots = slot_count();
 		/* slots of whole pages, each aligned for any key or value */
 		slot_bytes = (arena_bytes() / setops_service->nslots) & ~(Size) 8191;
@@ -513,14 +525,16 @@ finish_slot(ServiceSlot *slot, int slot_index)
 static void
 serve_slots(int *next)
 {
-	int			k;
+	int			start = *next,
+				k;
 
 	if (service_exec_reap())
 		gpu_still_usable();
 	service_stage_sweep();
+	/* (from where the last round stopped: *next moves as slots are served) */
 	for (k = 0; k < setops_service->nslots; k++)
 	{
-		int			i = (*next + k) % setops_service->nslots;
+		int			i = (start + k) % setops_service->nslots;
 		ServiceSlot *slot = &setops_service->slots[i];
 
 		if (pg_atomic_read_u32(&slot->state) != SLOT_SUBMITTED)
