@@ -39,6 +39,14 @@ static const struct config_enum_entry device_options[] = {
 
 SetopsTiming setops_last;
 
+/* A new operation: no time spent yet, on no GPU. */
+void
+setops_timing_reset(void)
+{
+	memset(&setops_last, 0, sizeof(setops_last));
+	setops_last.gpu = -1;
+}
+
 double
 setops_now_ms(void)
 {
@@ -164,6 +172,17 @@ _PG_init(void)
 								PGC_POSTMASTER,
 								0,
 								NULL, NULL, NULL);
+		DefineCustomBoolVariable("setops.service_coalesce",
+								 "Let counts of cached arrays that wait together share "
+								 "their trip to the GPU.",
+								 "Counts that queue for a GPU while its streams are busy "
+								 "are launched back to back and answered by one copy and "
+								 "one wait; none waits for company.",
+								 &setops_service_coalesce,
+								 true,
+								 PGC_SIGHUP,
+								 0,
+								 NULL, NULL, NULL);
 		DefineCustomBoolVariable("setops.service_emulate",
 								 "Without a GPU, let the GPU service answer with the "
 								 "CPU engine (to test the service on machines without one).",

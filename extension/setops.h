@@ -80,6 +80,19 @@ typedef struct SetopsCacheStats
 	int64		evictions;
 } SetopsCacheStats;
 
+/* Each device's share of the GPU service's work, as setops_service_stats() shows it. */
+typedef struct SetopsServiceStats
+{
+	int			streams;		/* operations run side by side */
+	int			queued;			/* queued or running now */
+	int64		requests;		/* operations run */
+	int64		launches;		/* trips to the device */
+	int64		batched;		/* operations that shared their trip */
+	double		wait_ms;		/* summed waits for a stream */
+	double		run_ms;			/* summed running time */
+	int64		copies;			/* cached arrays copied to the device for a request */
+} SetopsServiceStats;
+
 /* ---- arguments (args/) as the layers above pass them ---- */
 
 /*
@@ -186,9 +199,14 @@ typedef struct SetopsTiming
 	double		result_ms;
 	double		total_ms;
 	int64		streamed_rows;	/* an aggregate's rows sent to the GPU as they came */
+	int			gpu;			/* the GPU that answered, or -1 */
+	double		queue_ms;		/* its wait in the GPU service for a stream */
+	int			batched;		/* requests that shared its launch (0: alone) */
+	const char *reason;			/* why it ran where it ran (a constant string) */
 } SetopsTiming;
 
 extern SetopsTiming setops_last;
+extern void setops_timing_reset(void);
 extern double setops_now_ms(void);
 
 #endif							/* SETOPS_H */

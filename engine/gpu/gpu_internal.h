@@ -407,6 +407,9 @@ typedef struct SetopPart
 	int			flags;			/* the order flags (SetopLaunch.scratch) */
 } SetopPart;
 
+/* A launch's shape from the request (op, key type, count mode, order known). */
+void		setop_launch_init(SetopLaunch *l, const SetopsGpuSetopArgs *args);
+
 /* The part's arena in the selected pool, and its launch. */
 SetopsGpuStatus setop_part_place(const SetopsGpuSetopArgs *args, SetopPart *part,
 								 char *errbuf, size_t errlen);

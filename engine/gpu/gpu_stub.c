@@ -39,6 +39,20 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	return SETOPS_GPU_UNAVAILABLE;
 }
 
+void
+setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+					  char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	int			i;
+
+	(void) args;
+	for (i = 0; i < n; i++)
+	{
+		statuses[i] = SETOPS_GPU_UNAVAILABLE;
+		snprintf(errbufs[i], SETOPS_GPU_ERRLEN, "%s", no_cuda);
+	}
+}
+
 SetopsGpuStatus
 setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 				char *errbuf, size_t errlen)

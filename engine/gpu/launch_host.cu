@@ -52,6 +52,22 @@ gpu_check_total(const SetopResults *res, int64_t most, char *errbuf, size_t errl
 	return SETOPS_GPU_ERROR;
 }
 
+void
+setop_launch_init(SetopLaunch *l, const SetopsGpuSetopArgs *args)
+{
+	memset(l, 0, sizeof(*l));
+	l->op = args->op;
+	l->key_type = args->key_type;
+	l->duplicates = !args->inputs_distinct;
+	l->count_mode = args->count_mode;
+	/*
+	 * Packed arguments count as known in order to the caller (ascending by
+	 * construction), but the device's decoder does not check that: the
+	 * kernels must, so that altered bytes are reported, not answered.
+	 */
+	l->inputs_sorted = args->inputs_sorted != 0 && !args->a_packed && !args->b_packed;
+}
+
 SetopsGpuStatus
 setop_part_place(const SetopsGpuSetopArgs *args, SetopPart *part, char *errbuf, size_t errlen)
 {
@@ -99,17 +115,7 @@ setop_part_place(const SetopsGpuSetopArgs *args, SetopPart *part, char *errbuf, 
 	part->enc_scratch = pool->dev + off_enc_scratch;
 	part->enc_scratch_bytes = enc_scratch;
 
-	memset(l, 0, sizeof(*l));
-	l->op = args->op;
-	l->key_type = args->key_type;
-	l->duplicates = !args->inputs_distinct;
-	l->count_mode = args->count_mode;
-	/*
-	 * Packed arguments count as known in order to the caller (ascending by
-	 * construction), but the device's decoder does not check that: the
-	 * kernels must, so that altered bytes are reported, not answered.
-	 */
-	l->inputs_sorted = args->inputs_sorted != 0 && !args->a_packed && !args->b_packed;
+	setop_launch_init(l, args);
 	l->a = args->a_dev ? (const char *) args->a_dev + part->ai * ks : pool->dev + off_a;
 	l->na = na;
 	l->b = args->b_dev ? (const char *) args->b_dev + part->bi * ks : pool->dev + off_b;

@@ -202,6 +202,104 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	return SETOPS_GPU_OK;
 }
 
+/*
+ * The launches of n counts of keys on the device, one after the other on
+ * one stream, each with its own scratch in the pool's arena and its
+ * results copied into its own place of the pinned block; one wait.
+ */
+static SetopsGpuStatus
+count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
+			   char *errbuf, size_t errlen)
+{
+	size_t		off[SETOPS_GPU_MANY],
+				end = 0;
+	SetopsGpuStatus status;
+	GpuPool    *pool;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		off[i] = arena_take(&end, setop_scratch_bytes(args[i]->key_type, (int) args[i]->na,
+													  (int) args[i]->nb));
+	pool = gpu_pool_get(end, &status, errbuf, errlen);
+	if (pool == NULL)
+		return status;
+	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
+	for (i = 0; i < n; i++)
+	{
+		SetopLaunch l;
+
+		setop_launch_init(&l, args[i]);
+		l.a = args[i]->a_dev;
+		l.na = (int) args[i]->na;
+		l.b = args[i]->b_dev;
+		l.nb = (int) args[i]->nb;
+		l.scratch = pool->dev + off[i];
+		CHECK_CUDA(setop_enqueue(&l, pool->stream), "launching a count");
+		CHECK_CUDA(cudaMemcpyAsync((SetopResults *) pool->pinned + i, setop_results(l.scratch),
+								   sizeof(SetopResults), cudaMemcpyDeviceToHost, pool->stream),
+				   "reading a count");
+	}
+	CHECK_CUDA(cudaEventRecord(pool->ev[2], pool->stream), "recording an event");
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "running the counts");
+	memcpy(res, pool->pinned, n * sizeof(SetopResults));
+	*ms = gpu_elapsed_ms(pool->ev[0], pool->ev[2]);
+	return SETOPS_GPU_OK;
+}
+
+extern "C" void
+setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+					  char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	SetopResults res[SETOPS_GPU_MANY];
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+	float		ms = 0;
+	int			i;
+
+	static_assert(SETOPS_GPU_MANY * sizeof(SetopResults) <= GPU_PINNED_BYTES,
+				  "every count's results in the pinned block");
+	for (i = 0; i < n; i++)
+	{
+		setops_gpu_answer_reset(args[i]);
+		if (!args[i]->a_dev || !args[i]->b_dev || args[i]->count_mode == SETOPS_GPU_COUNT_NONE ||
+			args[i]->op != SETOPS_OP_INTERSECT || args[i]->na + args[i]->nb > INT_MAX)
+		{
+			snprintf(errbuf, sizeof(errbuf),
+					 "internal error: a count of many that is no count of keys on the device");
+			status = SETOPS_GPU_ERROR;
+		}
+	}
+	if (n > SETOPS_GPU_MANY)
+	{
+		snprintf(errbuf, sizeof(errbuf), "internal error: %d counts at once", n);
+		status = SETOPS_GPU_ERROR;
+	}
+	if (status == SETOPS_GPU_OK && !gpu_ensure_init(errbuf, sizeof(errbuf)))
+		status = SETOPS_GPU_UNAVAILABLE;
+	if (status == SETOPS_GPU_OK)
+		status = count_many_run(args, n, res, &ms, errbuf, sizeof(errbuf));
+	for (i = 0; i < n; i++)
+	{
+		SetopsGpuSetopArgs *a = args[i];
+		SetopPart	part;
+
+		statuses[i] = status;
+		snprintf(errbufs[i], SETOPS_GPU_ERRLEN, "%s", errbuf);
+		if (status != SETOPS_GPU_OK)
+			continue;
+		a->ms_kernel = ms / n;
+		part.flags = res[i].unsorted;
+		part.most = count_bound(a->count_mode, a->na, a->nb);
+		/* as setops_gpu_setop answers its one piece */
+		if (setop_part_void(a, &part))
+			statuses[i] = gpu_report_disorder(a, part.flags, errbufs[i], SETOPS_GPU_ERRLEN);
+		else if ((statuses[i] = gpu_check_total(&res[i], part.most, errbufs[i],
+												SETOPS_GPU_ERRLEN)) == SETOPS_GPU_OK)
+			a->out_count = a->count_mode == SETOPS_GPU_COUNT_OVERLAPS && res[i].total > 0 ?
+				1 : res[i].total;
+	}
+}
+
 extern "C" SetopsGpuStatus
 setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 				char *errbuf, size_t errlen)

@@ -175,10 +175,30 @@ typedef struct SetopsGpuSetopArgs
 	double		ms_download;
 	/* the GPU service's client: copying results out of its shared arena */
 	double		ms_copy_out;
+	/*
+	 * The GPU service: the device that answered (-1: none), the request's
+	 * wait for a stream, and the counts that shared its launches
+	 * (setops_gpu_count_many), or 0
+	 */
+	int			device;
+	double		ms_queue;
+	int			batched;
 } SetopsGpuSetopArgs;
 
 extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
 										char *errbuf, size_t errlen);
+
+/*
+ * Counts (count_mode) of keys already on this thread's device (a_dev and
+ * b_dev), many at once: every count's launches are queued on one stream
+ * and the answers come back by one copy and one wait, so that small counts
+ * do not each pay a round trip.  Each gets its own answer and status (the
+ * message in errbufs[i], SETOPS_GPU_ERRLEN bytes each); its ms_kernel is
+ * its share of the launches' time.  At most SETOPS_GPU_MANY counts.
+ */
+#define SETOPS_GPU_MANY 64
+extern void setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+								  char (*errbufs)[SETOPS_GPU_ERRLEN]);
 
 /* Clear args' answers and timings: a request about to be answered. */
 static inline void
@@ -190,6 +210,9 @@ setops_gpu_answer_reset(SetopsGpuSetopArgs *args)
 	args->out_packed_size = 0;
 	args->ms_upload = args->ms_decode = args->ms_kernel = args->ms_encode = 0;
 	args->ms_download = args->ms_copy_out = 0;
+	args->device = -1;
+	args->ms_queue = 0;
+	args->batched = 0;
 }
 
 /* Add the timings of part (of args, answered apart) to args'. */
@@ -202,6 +225,11 @@ setops_gpu_add_times(SetopsGpuSetopArgs *args, const SetopsGpuSetopArgs *part)
 	args->ms_encode += part->ms_encode;
 	args->ms_download += part->ms_download;
 	args->ms_copy_out += part->ms_copy_out;
+	args->ms_queue += part->ms_queue;
+	if (part->device >= 0)
+		args->device = part->device;
+	if (part->batched > args->batched)
+		args->batched = part->batched;
 }
 
 /*

@@ -37,3 +37,10 @@ setops_devices_cache_stats(SetopsCacheStats *stats)
 {
 	return setops_service_cache_stats(stats);
 }
+
+/* Each device's share of the GPU service's work (stats: SETOPS_MAX_DEVICES); how many. */
+int
+setops_devices_service_stats(SetopsServiceStats *stats)
+{
+	return setops_service_load_stats(stats);
+}

@@ -86,6 +86,9 @@ gpu_answered(const char *fname, SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsK
 			 size_t *packed_size, int64 *n)
 {
 	setops_last.on_gpu = true;
+	setops_last.gpu = args->device;
+	setops_last.queue_ms = args->ms_queue;
+	setops_last.batched = args->batched;
 	setops_last.upload_ms = args->ms_upload;
 	setops_last.decode_ms += args->ms_decode;	/* CPU decoding may precede */
 	/* encoding a packed result counts as kernel time */

@@ -70,6 +70,7 @@ extern int	setops_devices_count(char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_devices_info(int index, SetopsGpuDeviceInfo *info,
 										   char *errbuf, size_t errlen);
 extern int	setops_devices_cache_stats(SetopsCacheStats *stats);
+extern int	setops_devices_service_stats(SetopsServiceStats *stats);
 
 /* ---- batches (batch.c) ---- */
 

@@ -335,7 +335,7 @@ agg_final(FunctionCallInfo fcinfo, int type, const char *fname)
 		Datum		result;
 
 		/* setops_last_timing() shows the final reduction's phases */
-		memset(&setops_last, 0, sizeof(setops_last));
+		setops_timing_reset();
 		memset(&r, 0, sizeof(r));
 		r.state = state;
 		(void) setops_agg_reduce_into(state, agg_result_alloc, &r, &n);

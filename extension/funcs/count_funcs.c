@@ -37,7 +37,7 @@ count_args(FunctionCallInfo fcinfo, SetopsCountKind kind, bool swap, const char 
 				t1;
 	int64		r;
 
-	memset(&setops_last, 0, sizeof(setops_last));
+	setops_timing_reset();
 	setops_read_arg_stored(fcinfo, 0, 1, fname, &a, setops_identity_min_keys());
 	setops_read_arg_stored(fcinfo, 1, 2, fname, &b, setops_identity_min_keys());
 	t1 = setops_now_ms();

@@ -20,6 +20,7 @@
 PG_FUNCTION_INFO_V1(setops_devices);
 PG_FUNCTION_INFO_V1(setops_last_timing);
 PG_FUNCTION_INFO_V1(setops_cache_stats);
+PG_FUNCTION_INFO_V1(setops_service_stats);
 
 Datum
 setops_devices(PG_FUNCTION_ARGS)
@@ -73,11 +74,14 @@ Datum
 setops_last_timing(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[10];
-	bool		nulls[10] = {0};
+	Datum		values[14];
+	bool		nulls[14] = {0};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "setops_last_timing: return type must be a row type");
+	/* 0.4's columns; a database at 0.3 has the first 10 */
+	if (tupdesc->natts != 10 && tupdesc->natts != 14)
+		elog(ERROR, "setops_last_timing: return type must have 10 or 14 columns");
 	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = CStringGetTextDatum(setops_last.on_gpu ? "gpu" : "cpu");
 	values[1] = Float8GetDatum(setops_last.read_ms);
@@ -89,6 +93,12 @@ setops_last_timing(PG_FUNCTION_ARGS)
 	values[7] = Float8GetDatum(setops_last.result_ms);
 	values[8] = Float8GetDatum(setops_last.total_ms);
 	values[9] = Int64GetDatum(setops_last.streamed_rows);
+	values[10] = Int32GetDatum(setops_last.gpu);
+	nulls[10] = setops_last.gpu < 0;
+	values[11] = Float8GetDatum(setops_last.queue_ms);
+	values[12] = Int32GetDatum(setops_last.batched);
+	values[13] = CStringGetTextDatum(setops_last.reason ? setops_last.reason : "");
+	nulls[13] = setops_last.reason == NULL;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
@@ -119,6 +129,43 @@ setops_cache_stats(PG_FUNCTION_ARGS)
 		values[4] = Int64GetDatum(stats[i].hits);
 		values[5] = Int64GetDatum(stats[i].misses);
 		values[6] = Int64GetDatum(stats[i].evictions);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * setops_service_stats(): each device's share of the GPU service's work,
+ * one row per device (none without the service): its streams, operations
+ * queued or running now, operations run, launches (counts that waited
+ * together share one), operations that shared a launch, the summed waits
+ * for a stream and running times (ms), and cached arrays copied to it for
+ * a request.
+ */
+Datum
+setops_service_stats(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SetopsServiceStats stats[SETOPS_MAX_DEVICES];
+	int			n,
+				i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	n = setops_devices_service_stats(stats);
+	for (i = 0; i < n; i++)
+	{
+		Datum		values[9];
+		bool		nulls[9] = {0};
+
+		values[0] = Int32GetDatum(i);
+		values[1] = Int32GetDatum(stats[i].streams);
+		values[2] = Int32GetDatum(stats[i].queued);
+		values[3] = Int64GetDatum(stats[i].requests);
+		values[4] = Int64GetDatum(stats[i].launches);
+		values[5] = Int64GetDatum(stats[i].batched);
+		values[6] = Float8GetDatum(stats[i].wait_ms);
+		values[7] = Float8GetDatum(stats[i].run_ms);
+		values[8] = Int64GetDatum(stats[i].copies);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -45,7 +45,7 @@ setop_keys(FunctionCallInfo fcinfo, SetopsOp op, const char *fname)
 	void	   *packed = NULL;
 	size_t		packed_size = 0;
 
-	memset(&setops_last, 0, sizeof(setops_last));
+	setops_timing_reset();
 	/* stored arrays may be left unread, for the GPU service's cache */
 	setops_read_arg_stored(fcinfo, 0, 1, fname, &a, setops_identity_min_keys());
 	setops_read_arg_stored(fcinfo, 1, 2, fname, &b, setops_identity_min_keys());

@@ -898,3 +898,32 @@ setops_service_cache_stats(SetopsCacheStats *stats)
 	SpinLockRelease(&setops_service->mutex);
 	return n;
 }
+
+/* Each device's share of the work (stats: SETOPS_MAX_DEVICES of them); how many. */
+int
+setops_service_load_stats(SetopsServiceStats *stats)
+{
+	int			n = 0,
+				d;
+
+	if (setops_service == NULL)
+		return 0;
+	SpinLockAcquire(&setops_service->mutex);
+	if (setops_service->ready)
+		n = setops_service->ndevices;
+	SpinLockRelease(&setops_service->mutex);
+	for (d = 0; d < n; d++)
+	{
+		ServiceDeviceStats *l = &setops_service->load[d];
+
+		stats[d].streams = setops_service->streams;
+		stats[d].queued = (int) pg_atomic_read_u32(&l->queued);
+		stats[d].requests = (int64) pg_atomic_read_u64(&l->requests);
+		stats[d].launches = (int64) pg_atomic_read_u64(&l->launches);
+		stats[d].batched = (int64) pg_atomic_read_u64(&l->batched);
+		stats[d].wait_ms = pg_atomic_read_u64(&l->wait_us) / 1000.0;
+		stats[d].run_ms = pg_atomic_read_u64(&l->run_us) / 1000.0;
+		stats[d].copies = (int64) pg_atomic_read_u64(&l->copies);
+	}
+	return n;
+}

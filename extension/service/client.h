@@ -47,6 +47,7 @@ extern SetopsGpuStatus setops_service_cache_put(const SetopsCacheKey *key, const
 												char *errbuf, size_t errlen);
 extern void setops_service_refresh_devices(void);
 extern int	setops_service_cache_stats(SetopsCacheStats *stats);
+extern int	setops_service_load_stats(SetopsServiceStats *stats);
 
 /*
  * client_batch.c.  setops_service_batch sends pairs

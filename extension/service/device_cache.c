@@ -523,6 +523,7 @@ service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hol
 				used[device] -= e->bytes;
 			return status;
 		}
+		pg_atomic_fetch_add_u64(&setops_service->load[device].copies, 1);
 		if (!kept)
 		{
 			hold->temp = copy;

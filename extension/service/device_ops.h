@@ -54,6 +54,8 @@ typedef struct DeviceOps
 
 	/* operations */
 	SetopsGpuStatus (*setop) (SetopsGpuSetopArgs *args, char *errbuf, size_t errlen);
+	void		(*count_many) (SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+							   char (*errbufs)[SETOPS_GPU_ERRLEN]);
 	SetopsGpuStatus (*setop_devices) (SetopsGpuSetopArgs *args, int nparts, const int *devices,
 									  const double *weights, char *errbuf, size_t errlen);
 	SetopsGpuStatus (*setop_batch) (SetopsGpuBatchArgs *args, char *errbuf, size_t errlen);

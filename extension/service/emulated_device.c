@@ -247,6 +247,17 @@ emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	return status;
 }
 
+/* Counts of keys on the device, each as emu_setop answers it. */
+static void
+emu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+			   char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		statuses[i] = emu_setop(args[i], errbufs[i], SETOPS_GPU_ERRLEN);
+}
+
 /* One device: the parts are the whole. */
 static SetopsGpuStatus
 emu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
@@ -319,6 +330,7 @@ const DeviceOps setops_emulated_device = {
 	.buffer_copy_peer = emu_buffer_copy_peer,
 	.keys_first_unsorted = emu_keys_first_unsorted,
 	.setop = emu_setop,
+	.count_many = emu_count_many,
 	.setop_devices = emu_setop_devices,
 	.setop_batch = emu_setop_batch,
 	.reduce = emu_reduce,

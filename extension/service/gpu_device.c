@@ -23,6 +23,7 @@ const DeviceOps setops_gpu_device = {
 	.buffer_copy_peer = setops_gpu_buffer_copy_peer,
 	.keys_first_unsorted = setops_gpu_keys_first_unsorted,
 	.setop = setops_gpu_setop,
+	.count_many = setops_gpu_count_many,
 	.setop_devices = setops_gpu_setop_devices,
 	.setop_batch = setops_gpu_setop_batch,
 	.reduce = setops_gpu_reduce_device,

@@ -200,6 +200,21 @@ typedef struct ServiceSlot
 	char		errmsg[SETOPS_GPU_ERRLEN];
 } ServiceSlot;
 
+/*
+ * Each device's share of the service's work, for setops_service_stats()
+ * and the router: updated by the worker's threads, read by any backend.
+ */
+typedef struct ServiceDeviceStats
+{
+	pg_atomic_uint32 queued;	/* operations queued or running now */
+	pg_atomic_uint64 requests;	/* operations run */
+	pg_atomic_uint64 launches;	/* trips to the device: counts that waited together share one */
+	pg_atomic_uint64 batched;	/* operations that shared their trip */
+	pg_atomic_uint64 wait_us;	/* summed waits for an executor */
+	pg_atomic_uint64 run_us;	/* summed time executors ran them */
+	pg_atomic_uint64 copies;	/* cached arrays copied to the device for a request */
+} ServiceDeviceStats;
+
 typedef SetopsCacheStats ServiceCacheStats;
 
 typedef struct ServiceShared
@@ -214,6 +229,8 @@ typedef struct ServiceShared
 	char		unavailable[SETOPS_GPU_ERRLEN]; /* why no device, when none */
 	int			ncaches;		/* devices with a cache (1 when emulating) */
 	ServiceCacheStats cache[SERVICE_MAX_DEVICES];
+	int			streams;		/* executors a device (0: the worker's thread alone) */
+	ServiceDeviceStats load[SERVICE_MAX_DEVICES];
 	ConditionVariable slot_freed;	/* backends waiting for a free slot */
 	pg_atomic_uint32 nstreams;	/* slots held by streams (fewer than nslots) */
 	int			nslots;

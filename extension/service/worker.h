@@ -64,6 +64,8 @@ typedef struct ServiceJob
 	int			device;
 	SetopsGpuSetopArgs args;	/* bound to the slot's arena and the cache */
 	ServiceCacheHold holds[2];	/* released once the job is reaped */
+	double		submitted_ms;
+	double		ms_queue;		/* its wait for an executor */
 	/* set by the thread */
 	SetopsGpuStatus status;
 	bool		wake_slot_waiters;	/* it freed an abandoned slot */
@@ -71,6 +73,7 @@ typedef struct ServiceJob
 } ServiceJob;
 
 extern int	setops_service_streams;
+extern bool setops_service_coalesce;
 extern void service_exec_start(void);
 extern ServiceJob *service_exec_job(int slot_index);
 extern void service_exec_submit(ServiceJob *job);

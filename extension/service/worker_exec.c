@@ -32,8 +32,10 @@
 #include "setops.h"
 #include "service/worker.h"
 #include "service/device_ops.h"
+#include "engine/common/clock_ms.h"
 
 int			setops_service_streams = 4;
+bool		setops_service_coalesce = true;
 
 /* Jobs waiting for one device's executors. */
 typedef struct ExecQueue
@@ -42,7 +44,6 @@ typedef struct ExecQueue
 	pthread_cond_t ready;
 	ServiceJob *head;
 	ServiceJob *tail;
-	pg_atomic_uint32 load;		/* jobs queued or running */
 } ExecQueue;
 
 typedef struct Executor
@@ -67,23 +68,20 @@ static ServiceJob *free_jobs = NULL;
 static Latch *main_latch = NULL;
 static __thread bool on_executor = false;
 
-/* Run one job: its operation, its answer, the slot back to its backend. */
+/* The job's answer into its slot, the slot back to its backend; the job to be reaped. */
 static void
-run_job(const Executor *x, ServiceJob *job)
+answer_job(ServiceJob *job, SetopsGpuStatus status, const char *errbuf)
 {
 	ServiceSlot *slot = &setops_service->slots[job->slot_index];
 	ServiceSetopRequest *r = &slot->req.setop;
-	char		errbuf[SETOPS_GPU_ERRLEN] = "";
-	SetopsGpuStatus status;
+	ServiceDeviceStats *stats = &setops_service->load[job->device];
 	uint32		state;
 
-	status = service_device->use_stream(job->device, x->stream, errbuf, sizeof(errbuf));
-	service_serving = slot;
-	if (status == SETOPS_GPU_OK)
-		status = service_device->setop(&job->args, errbuf, sizeof(errbuf));
-	service_serving = NULL;
-
+	pg_atomic_fetch_add_u64(&stats->requests, 1);
+	pg_atomic_fetch_add_u64(&stats->wait_us, (uint64) (job->ms_queue * 1000));
 	/* the answers go back in the request (the main thread leaves a running slot alone) */
+	job->args.device = job->device;
+	job->args.ms_queue = job->ms_queue;
 	r->args = job->args;
 	service_args_unbind(&r->args);
 	slot->status = status;
@@ -92,7 +90,7 @@ run_job(const Executor *x, ServiceJob *job)
 	state = service_hand_back(slot);
 	job->wake_slot_waiters = state != SLOT_FREE &&
 		pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FREE);
-	pg_atomic_fetch_sub_u32(&queues[job->device].load, 1);
+	pg_atomic_fetch_sub_u32(&stats->queued, 1);
 
 	pthread_mutex_lock(&done_lock);
 	job->next = done_head;
@@ -103,31 +101,130 @@ run_job(const Executor *x, ServiceJob *job)
 		SetLatch(main_latch);
 }
 
+/* A run of n jobs on the device starts (t0) and ends now: its figures. */
+static void
+count_run(ServiceJob **jobs, int n, double t0)
+{
+	ServiceDeviceStats *stats = &setops_service->load[jobs[0]->device];
+	int			i;
+
+	pg_atomic_fetch_add_u64(&stats->launches, 1);
+	pg_atomic_fetch_add_u64(&stats->run_us, (uint64) ((setops_clock_ms() - t0) * 1000));
+	if (n > 1)
+		pg_atomic_fetch_add_u64(&stats->batched, n);
+	for (i = 0; i < n; i++)
+		jobs[i]->ms_queue = t0 - jobs[i]->submitted_ms;
+}
+
+/* Run one job: its operation, its answer. */
+static void
+run_job(const Executor *x, ServiceJob *job)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status;
+	double		t0 = setops_clock_ms();
+
+	status = service_device->use_stream(job->device, x->stream, errbuf, sizeof(errbuf));
+	service_serving = &setops_service->slots[job->slot_index];
+	if (status == SETOPS_GPU_OK)
+		status = service_device->setop(&job->args, errbuf, sizeof(errbuf));
+	service_serving = NULL;
+	count_run(&job, 1, t0);
+	answer_job(job, status, errbuf);
+}
+
+/* A count of two cached arrays: it may share its launch with others. */
+static bool
+coalescible(const ServiceJob *job)
+{
+	return setops_service_coalesce && job->args.count_mode != SETOPS_GPU_COUNT_NONE &&
+		job->args.a_dev != NULL && job->args.b_dev != NULL;
+}
+
+/*
+ * Counts of cached arrays that wait together go to the device at once
+ * (count_many: their launches queued back to back, one wait), each answer
+ * to its own slot.  A count never waits for company: the batch is what
+ * waited in the queue while the device's executors were busy.
+ */
+static void
+run_counts(const Executor *x, ServiceJob **jobs, int n)
+{
+	SetopsGpuSetopArgs *args[SETOPS_GPU_MANY];
+	SetopsGpuStatus statuses[SETOPS_GPU_MANY];
+	char		errbufs[SETOPS_GPU_MANY][SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+	double		t0 = setops_clock_ms();
+	int			i;
+
+	status = service_device->use_stream(jobs[0]->device, x->stream, errbufs[0], SETOPS_GPU_ERRLEN);
+	for (i = 0; i < n; i++)
+		args[i] = &jobs[i]->args;
+	if (status == SETOPS_GPU_OK)
+		service_device->count_many(args, n, statuses, errbufs);
+	count_run(jobs, n, t0);
+	for (i = 0; i < n; i++)
+	{
+		jobs[i]->args.batched = n;
+		answer_job(jobs[i], status == SETOPS_GPU_OK ? statuses[i] : status,
+				   errbufs[status == SETOPS_GPU_OK ? i : 0]);
+	}
+}
+
+/*
+ * The next jobs of queue q for one run (q locked): its first job, and with
+ * a coalescible one the others queued behind it, up to SETOPS_GPU_MANY.
+ */
+static int
+take_jobs(ExecQueue *q, ServiceJob **jobs)
+{
+	ServiceJob **link = &q->head;
+	int			n = 0;
+
+	jobs[n++] = q->head;
+	q->head = q->head->next;
+	if (coalescible(jobs[0]))
+		for (link = &q->head; *link != NULL && n < SETOPS_GPU_MANY;)
+		{
+			if (coalescible(*link))
+			{
+				jobs[n++] = *link;
+				*link = (*link)->next;
+			}
+			else
+				link = &(*link)->next;
+		}
+	/* the tail, after what was taken */
+	q->tail = NULL;
+	for (link = &q->head; *link != NULL; link = &(*link)->next)
+		q->tail = *link;
+	return n;
+}
+
 static void *
 executor_main(void *arg)
 {
 	const Executor *x = (const Executor *) arg;
 	ExecQueue  *q = &queues[x->device];
+	ServiceJob *jobs[SETOPS_GPU_MANY];
 
 	on_executor = true;
 	for (;;)
 	{
-		ServiceJob *job;
+		int			n = 0;
 
 		pthread_mutex_lock(&q->lock);
 		while (q->head == NULL && !stopping)
 			pthread_cond_wait(&q->ready, &q->lock);
-		job = stopping ? NULL : q->head;
-		if (job != NULL)
-		{
-			q->head = job->next;
-			if (q->head == NULL)
-				q->tail = NULL;
-		}
+		if (!stopping)
+			n = take_jobs(q, jobs);
 		pthread_mutex_unlock(&q->lock);
-		if (job == NULL)
+		if (n == 0)
 			return NULL;
-		run_job(x, job);
+		if (n == 1)
+			run_job(x, jobs[0]);
+		else
+			run_counts(x, jobs, n);
 	}
 }
 
@@ -182,7 +279,6 @@ service_exec_start(void)
 		pthread_mutex_init(&queues[d].lock, NULL);
 		pthread_cond_init(&queues[d].ready, NULL);
 		queues[d].head = queues[d].tail = NULL;
-		pg_atomic_init_u32(&queues[d].load, 0);
 	}
 	if (ndev == 0 || per < 1)
 		return;
@@ -204,6 +300,7 @@ service_exec_start(void)
 		ereport(LOG,
 				(errmsg("setops GPU service: %d of %d executor threads started",
 						nexecutors, ndev * per)));
+	setops_service->streams = nexecutors / ndev;
 	if (nexecutors == 0)
 		executors = NULL;
 	else
@@ -239,7 +336,7 @@ job_done(ServiceJob *job)
 int
 service_exec_load(int device)
 {
-	return (int) pg_atomic_read_u32(&queues[device].load);
+	return (int) pg_atomic_read_u32(&setops_service->load[device].queued);
 }
 
 /*
@@ -251,7 +348,8 @@ service_exec_submit(ServiceJob *job)
 {
 	ExecQueue  *q = &queues[job->device];
 
-	pg_atomic_fetch_add_u32(&q->load, 1);
+	job->submitted_ms = setops_clock_ms();
+	pg_atomic_fetch_add_u32(&setops_service->load[job->device].queued, 1);
 	if (executors == NULL)
 	{
 		static const Executor here = {.stream = 0};
