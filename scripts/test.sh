@@ -102,6 +102,7 @@ if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
 		SETOPS_SERVER_CONF="setops.gpu_cache_size = 2MB" start_cluster
 	run_modes " (GPU service, emulated)" gpu
+	run_suite "many sessions at once through the GPU service (emulated)" bash test/service/concurrency.sh
 	modes="$modes, gpu through the GPU service (emulated)"
 	# each of the three servers with a GPU service of its own
 	SETOPS_SHARD_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
