@@ -37,6 +37,14 @@ static const struct config_enum_entry device_options[] = {
 	{NULL, 0, false}
 };
 
+static const struct config_enum_entry gpu_wait_options[] = {
+	{"auto", SETOPS_GPU_WAIT_AUTO, false},
+	{"spin", SETOPS_GPU_WAIT_SPIN, false},
+	{"yield", SETOPS_GPU_WAIT_YIELD, false},
+	{"block", SETOPS_GPU_WAIT_BLOCK, false},
+	{NULL, 0, false}
+};
+
 SetopsTiming setops_last;
 
 /* A new operation: no time spent yet, on no GPU. */
@@ -172,6 +180,18 @@ _PG_init(void)
 								PGC_POSTMASTER,
 								0,
 								NULL, NULL, NULL);
+		DefineCustomEnumVariable("setops.service_gpu_wait",
+								 "How the GPU service's threads wait for the GPU.",
+								 "spin: on a core; yield: spinning, but giving the core "
+								 "up; block: asleep until the GPU interrupts (frees the "
+								 "cores for backends, at a few microseconds a wait); "
+								 "auto: CUDA's choice.",
+								 &setops_service_gpu_wait,
+								 SETOPS_GPU_WAIT_AUTO,
+								 gpu_wait_options,
+								 PGC_POSTMASTER,
+								 0,
+								 NULL, NULL, NULL);
 		DefineCustomBoolVariable("setops.service_coalesce",
 								 "Let counts of cached arrays that wait together share "
 								 "their trip to the GPU.",

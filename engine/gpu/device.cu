@@ -107,6 +107,17 @@ setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn)
 	gpu_interrupt_fn = fn;
 }
 
+/* the contexts' scheduling flag (cudaSetDeviceFlags, before they exist) */
+static unsigned int schedule_flag = cudaDeviceScheduleAuto;
+
+extern "C" void
+setops_gpu_set_wait(SetopsGpuWait wait)
+{
+	schedule_flag = wait == SETOPS_GPU_WAIT_BLOCK ? cudaDeviceScheduleBlockingSync :
+		wait == SETOPS_GPU_WAIT_YIELD ? cudaDeviceScheduleYield :
+		wait == SETOPS_GPU_WAIT_SPIN ? cudaDeviceScheduleSpin : cudaDeviceScheduleAuto;
+}
+
 /*
  * CUDA starts helper threads while it creates a context; threads inherit
  * the creating thread's signal mask.  With every signal blocked around
@@ -132,6 +143,8 @@ gpu_ensure_init(char *errbuf, size_t errlen)
 		for (int d = device_count - 1; err == cudaSuccess && d >= 0; d--)
 		{
 			err = cudaSetDevice(d);
+			if (err == cudaSuccess)
+				err = cudaSetDeviceFlags(schedule_flag);
 			if (err == cudaSuccess)
 				err = cudaFree(0);
 		}
@@ -233,6 +246,8 @@ gpu_recover(void)
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		cudaDeviceReset();
 		err = cudaSetDevice(current_device);
+		if (err == cudaSuccess)
+			err = cudaSetDeviceFlags(schedule_flag);
 		if (err == cudaSuccess)
 			err = cudaFree(0);
 		if (err == cudaSuccess)

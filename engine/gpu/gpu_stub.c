@@ -26,6 +26,12 @@ setops_gpu_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_
 }
 
 void
+setops_gpu_set_wait(SetopsGpuWait wait)
+{
+	(void) wait;
+}
+
+void
 setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn)
 {
 	(void) fn;

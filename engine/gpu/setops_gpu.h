@@ -83,6 +83,22 @@ typedef int (*SetopsGpuInterruptFn) (void);
 extern void setops_gpu_set_interrupt_callback(SetopsGpuInterruptFn fn);
 
 /*
+ * How a thread waits for the device (before the first call that needs
+ * one; later calls change nothing): spinning on a core, spinning but
+ * yielding it, or sleeping until the device interrupts.  With many
+ * threads waiting at once (the GPU service's executors) a spinning thread
+ * takes a core from the backends.
+ */
+typedef enum SetopsGpuWait
+{
+	SETOPS_GPU_WAIT_AUTO = 0,	/* CUDA's choice: spin unless contexts outnumber cores */
+	SETOPS_GPU_WAIT_SPIN,
+	SETOPS_GPU_WAIT_YIELD,
+	SETOPS_GPU_WAIT_BLOCK
+} SetopsGpuWait;
+extern void setops_gpu_set_wait(SetopsGpuWait wait);
+
+/*
  * Multiset operation on sorted keys in host memory.  out_keys has room for
  * setop_output_bound(op, na, nb) keys.  For pairs, a_vals / b_vals hold na
  * / nb values of val_stride bytes each and out_vals has room for as many

@@ -614,6 +614,7 @@ setops_service_main(Datum arg)
 	before_shmem_exit(service_exit, (Datum) 0);
 
 	/* the only CUDA context of the cluster, and the pinned arena */
+	setops_gpu_set_wait((SetopsGpuWait) setops_service_gpu_wait);
 	if (setops_service_emulate && setops_gpu_device.count(errbuf, sizeof(errbuf)) == 0)
 		service_device = &setops_emulated_device;
 	service_device->set_interrupt_callback(serving_abandoned);

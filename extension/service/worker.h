@@ -73,6 +73,7 @@ typedef struct ServiceJob
 } ServiceJob;
 
 extern int	setops_service_streams;
+extern int	setops_service_gpu_wait;	/* SetopsGpuWait */
 extern bool setops_service_coalesce;
 extern void service_exec_start(void);
 extern ServiceJob *service_exec_job(int slot_index);

@@ -35,6 +35,7 @@
 #include "engine/common/clock_ms.h"
 
 int			setops_service_streams = 4;
+int			setops_service_gpu_wait = SETOPS_GPU_WAIT_AUTO;
 bool		setops_service_coalesce = true;
 
 /* Jobs waiting for one device's executors. */
