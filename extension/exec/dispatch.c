@@ -5,17 +5,26 @@
  * setops.device = cpu     always the CPU engine;
  *                 gpu     always the GPU; ERROR when none is usable or the
  *                         GPU fails (with the CUDA error text);
- *                 auto    the GPU from setops.gpu_min_elements elements on
- *                         (inputs summed), when one is usable; any GPU
- *                         failure falls back to the CPU engine, logged once
- *                         per backend at LOG and afterwards at DEBUG1.
+ *                 auto    counts and operations on keys: where this backend
+ *                         has seen calls of the kind and size answered
+ *                         sooner (route_plan below: the time a call took on
+ *                         each engine, GPU queues and cached arguments
+ *                         included, learnt as calls complete); until it has,
+ *                         the GPU from setops.gpu_min_elements elements on
+ *                         (inputs summed).  Any GPU failure falls back to
+ *                         the CPU engine, logged once per backend at LOG and
+ *                         afterwards at DEBUG1.
  * Both sides give identical results; users never see two behaviours.
  * The GPU is reached through the cluster's GPU service (service/client.h): this
  * backend never creates a CUDA context.
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "common/pg_prng.h"
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 
 #include "setops.h"
 #include "args/args.h"
@@ -35,13 +44,17 @@ setops_gpu_usable(const char *fname, int64 nelems)
 	switch ((SetopsDevice) setops_device)
 	{
 		case SETOPS_DEVICE_CPU:
+			setops_last.reason = "setops.device is cpu";
 			return false;
 		case SETOPS_DEVICE_AUTO:
 			/* small inputs never initialise CUDA */
+			setops_last.reason = "auto: fewer than setops.gpu_min_elements elements";
 			if (nelems < setops_gpu_min_elements)
 				return false;
+			setops_last.reason = "auto: at least setops.gpu_min_elements elements";
 			return setops_service_device_count(errbuf, sizeof(errbuf)) > 0;
 		case SETOPS_DEVICE_GPU:
+			setops_last.reason = "setops.device is gpu";
 			setops_service_wait_ready();
 			if (setops_service_device_count(errbuf, sizeof(errbuf)) > 0)
 				return true;
@@ -294,6 +307,142 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 	return *n >= 0;
 }
 
+
+/*
+ * Where a count or an operation on keys runs, decided once per call (a
+ * plan the call carries; setops_last_timing() shows its reason).
+ *
+ * Under auto the plan follows what this backend measured: for each kind
+ * of call (count or operation, arguments stored or held) and size (the
+ * inputs' total, by powers of two), the time from the decision to the
+ * answer on each engine, a moving average.  It so counts what the engine
+ * alone would not: the GPU service's queue and transfers, arguments the
+ * device cache already holds, reading stored arguments for the CPU, and a
+ * busy CPU.  Under load the two averages meet and calls go to both
+ * engines.  Until both are known, the rule of setops.gpu_min_elements
+ * decides, and near its threshold (within 8 times) a call now and then
+ * tries the other engine; once both are known, the slower one is still
+ * tried at times, rarely enough that trying costs under 2% of the time.
+ */
+#define ROUTE_BUCKETS 40
+#define ROUTE_MIN_ELEMENTS 4096		/* fewer: never worth a trip to the GPU */
+#define ROUTE_ALPHA 0.2				/* weight of a new measurement */
+#define ROUTE_KNOWN 3				/* calls before an average decides (the first not counted) */
+
+typedef enum RouteKind
+{
+	ROUTE_COUNT,
+	ROUTE_SETOP
+} RouteKind;
+
+typedef struct RouteAverage
+{
+	double		ms;
+	int			n;
+} RouteAverage;
+
+/* [kind][stored][bucket][gpu] */
+static RouteAverage route_avg[2][2][ROUTE_BUCKETS][2];
+
+typedef struct RoutePlan
+{
+	bool		gpu;
+	bool		learn;			/* auto: the time goes into the averages */
+	RouteAverage *avg;			/* this call's pair of averages */
+	double		t0;
+} RoutePlan;
+
+static bool
+route_chance(double p)
+{
+	return pg_prng_double(&pg_global_prng_state) < p;
+}
+
+/* The plan for a call of kind on a and b (ERRORs in gpu mode without a GPU). */
+static void
+route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys *a,
+		   const SetopsKeys *b)
+{
+	int64		n = a->n + b->n;
+	bool		stored = a->form == SETOPS_KEYS_STORED || b->form == SETOPS_KEYS_STORED;
+	int			bucket = Min(n > 0 ? pg_leftmost_one_pos64((uint64) n) : 0, ROUTE_BUCKETS - 1);
+	RouteAverage *avg = route_avg[kind][stored][bucket];
+	bool		rule = n >= setops_gpu_min_elements;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	memset(plan, 0, sizeof(*plan));
+	plan->t0 = setops_now_ms();
+	plan->avg = avg;
+	if (setops_device != SETOPS_DEVICE_AUTO)
+	{
+		plan->gpu = setops_gpu_usable(fname, n);
+		setops_last.reason = setops_device == SETOPS_DEVICE_GPU ? "setops.device is gpu" :
+			"setops.device is cpu";
+		return;
+	}
+	if (n < ROUTE_MIN_ELEMENTS)
+	{
+		setops_last.reason = "auto: too small for a trip to the GPU";
+		return;
+	}
+	if (setops_service_device_count(errbuf, sizeof(errbuf)) == 0)
+	{
+		setops_last.reason = "auto: no GPU";
+		return;
+	}
+	plan->learn = true;
+	if (avg[0].n >= ROUTE_KNOWN && avg[1].n >= ROUTE_KNOWN)
+	{
+		bool		faster = avg[1].ms < avg[0].ms;
+		double		best = Min(avg[0].ms, avg[1].ms),
+					other = Max(avg[0].ms, avg[1].ms);
+
+		/* the slower engine now and then, at under 2% of the time */
+		if (route_chance(Min(1.0 / 32, 0.02 * best / Max(other - best, 1e-6))))
+		{
+			plan->gpu = !faster;
+			setops_last.reason = plan->gpu ? "auto: trying the GPU (the CPU answered sooner)" :
+				"auto: trying the CPU (the GPU answered sooner)";
+		}
+		else
+		{
+			plan->gpu = faster;
+			setops_last.reason = plan->gpu ? "auto: the GPU answered such calls sooner" :
+				"auto: the CPU answered such calls sooner";
+		}
+		return;
+	}
+	plan->gpu = rule;
+	setops_last.reason = rule ? "auto: at least setops.gpu_min_elements elements" :
+		"auto: fewer than setops.gpu_min_elements elements";
+	/* near the threshold, learn the other engine too */
+	if (avg[!rule].n < ROUTE_KNOWN && n * 8 >= setops_gpu_min_elements &&
+		n <= (int64) setops_gpu_min_elements * 8 && route_chance(1.0 / 16))
+	{
+		plan->gpu = !rule;
+		setops_last.reason = plan->gpu ? "auto: trying the GPU" : "auto: trying the CPU";
+	}
+}
+
+/* The call was answered by the engine planned (on_gpu): learn its time. */
+static void
+route_done(RoutePlan *plan, bool on_gpu)
+{
+	RouteAverage *avg;
+	double		ms;
+
+	if (!plan->learn || on_gpu != plan->gpu)
+		return;					/* (a GPU failure answered by the CPU: not this plan's time) */
+	avg = &plan->avg[on_gpu];
+	ms = setops_now_ms() - plan->t0;
+	/* the first call warms up (the device cache, the pools): not counted */
+	if (avg->n == 1)
+		avg->ms = ms;
+	else if (avg->n > 1)
+		avg->ms += ROUTE_ALPHA * (ms - avg->ms);
+	avg->n++;
+}
+
 /* The CPU engine's answer. */
 static int64
 cpu_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b, void *out_keys)
@@ -314,13 +463,20 @@ setops_run_setop(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKeys *b,
 				 void *out_keys)
 {
 	int64		n;
+	RoutePlan	plan;
 
 	Assert(a->type == b->type);
-	if (setops_gpu_usable(fname, a->n + b->n) &&
+	route_plan(&plan, fname, ROUTE_SETOP, a, b);
+	if (plan.gpu &&
 		gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, NULL, b, NULL, out_keys, NULL, NULL, 0,
 				  NULL, &n))
+	{
+		route_done(&plan, true);
 		return n;
-	return cpu_setop(fname, op, a, b, out_keys);
+	}
+	n = cpu_setop(fname, op, a, b, out_keys);
+	route_done(&plan, false);
+	return n;
 }
 
 /* Elements from which a CPU count is split over setops.cpu_threads threads */
@@ -480,12 +636,16 @@ cpu_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 int64
 setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsKeys *b)
 {
+	RoutePlan	plan;
+	int64		r;
+
 	Assert(a->type == b->type);
 	/* a multiset larger than a's cannot lie within it: no need to read */
 	if (kind == SETOPS_COUNT_CONTAINS && b->n > a->n)
 	{
 		setops_keys_for_cpu(a, b, fname);
 		setops_require_sorted2(fname, a, b);
+		setops_last.reason = "a multiset larger than the other cannot lie within it";
 		return 0;
 	}
 	/*
@@ -497,10 +657,17 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 		a->form == SETOPS_KEYS_PLAIN && b->form == SETOPS_KEYS_PLAIN &&
 		setops_cpu_overlaps_within(a->type, a->data, a->n, b->data, b->n,
 								   OVERLAPS_PROBE_STEPS) == 1)
+	{
+		setops_last.reason = "auto: a key in both, found within a few steps";
 		return 1;
+	}
 	if (count_on_cpu_first(kind, a, b))
+	{
+		setops_last.reason = "auto: arrays at hand, counted on setops.cpu_threads threads";
 		return cpu_count(fname, kind, a, b);
-	if (setops_gpu_usable(fname, a->n + b->n))
+	}
+	route_plan(&plan, fname, ROUTE_COUNT, a, b);
+	if (plan.gpu)
 	{
 		int64		n;
 
@@ -509,10 +676,15 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 					  kind == SETOPS_COUNT_CONTAINS ? SETOPS_GPU_COUNT_CONTAINS :
 					  SETOPS_GPU_COUNT_INTERSECT, a, NULL, b, NULL, NULL, NULL, NULL, 0,
 					  NULL, &n))
+		{
+			route_done(&plan, true);
 			/* contains: the parts where b has a key a lacks, none or some */
 			return kind == SETOPS_COUNT_CONTAINS ? (n == 0) : n;
+		}
 	}
-	return cpu_count(fname, kind, a, b);
+	r = cpu_count(fname, kind, a, b);
+	route_done(&plan, false);
+	return r;
 }
 
 /*
@@ -584,8 +756,11 @@ setops_identity_min_keys(void)
 {
 	if (setops_device == SETOPS_DEVICE_CPU || !setops_service_caches())
 		return -1;
-	/* in auto, arrays too small for the GPU are not worth the probe */
-	return setops_device == SETOPS_DEVICE_AUTO ? setops_gpu_min_elements / 2 : 0;
+	/*
+	 * in auto, arrays too small for any trip to the GPU are not worth the
+	 * probe; larger ones stay unread, for the router to send either way
+	 */
+	return setops_device == SETOPS_DEVICE_AUTO ? ROUTE_MIN_ELEMENTS / 2 : 0;
 }
 
 /* The CPU engine's sort (distinct: and unique) in place; the kept count. */

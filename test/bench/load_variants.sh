@@ -4,7 +4,7 @@
 # starts a cluster (.pgb/pg-start.sh) per variant with those settings and runs
 # load_bench.sh quick in gpu mode on 20k and 1M rows at 64 clients; logs under $OUT.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 for v in $AB_VARIANTS; do
   name=${v%%:*}; opts=$(echo "${v#*:}" | tr ',' ' ')
   echo "==== $name ($opts)"
