@@ -22,9 +22,12 @@ UPGRADE_0_2 = extension/install/counts.sql extension/install/packed_operators.sq
 	$(wildcard extension/install/packed_index.sql)
 # 0.3 likewise: 0.2's script, then the 0.2 -> 0.3 upgrade's parts.
 UPGRADE_0_3 = extension/install/agg_state.sql
+# 0.4 likewise: 0.3's script, then the 0.3 -> 0.4 upgrade's parts.
+UPGRADE_0_4 = extension/install/service_stats.sql
 DATA = extension/setops--0.1.sql
 DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql \
-	extension/setops--0.2--0.3.sql extension/setops--0.3.sql
+	extension/setops--0.2--0.3.sql extension/setops--0.3.sql \
+	extension/setops--0.3--0.4.sql extension/setops--0.4.sql
 PGFILEDESC = "setops - GPU-accelerated multiset operations on sorted integer arrays"
 
 # One folder per layer (docs/design.md, "Source layout"); scripts/check_layers.sh
@@ -149,6 +152,16 @@ extension/setops--0.3.sql: extension/setops--0.2.sql $(UPGRADE_0_3)
 	{ sed -e '1s/.*/\/* setops--0.3.sql: the SQL surface of setops 0.3 (0.2, then what 0.3 changes) *\//' \
 	      extension/setops--0.2.sql; \
 	  cat $(UPGRADE_0_3); } > $@
+
+extension/setops--0.3--0.4.sql: $(UPGRADE_0_4)
+	{ echo '/* setops--0.3--0.4.sql: from 0.3 to 0.4 (made from extension/install/) */'; \
+	  echo '\\echo Use "ALTER EXTENSION setops UPDATE TO '"'"'0.4'"'"'" to load this file. \\quit'; \
+	  cat $^; } > $@
+
+extension/setops--0.4.sql: extension/setops--0.3.sql $(UPGRADE_0_4)
+	{ sed -e '1s/.*/\/* setops--0.4.sql: the SQL surface of setops 0.4 (0.3, then what 0.4 changes) *\//' \
+	      extension/setops--0.3.sql; \
+	  cat $(UPGRADE_0_4); } > $@
 
 
 $(OBJS): $(ENGINE_HDRS) $(wildcard extension/*.h extension/*/*.h) engine/gpu/setops_gpu.h

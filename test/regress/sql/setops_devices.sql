@@ -80,6 +80,33 @@ END $$;
 RESET setops.device;
 
 --
+-- setops_service (0.4): the GPU service's work, one row per device of the
+-- service (its columns; well-formed rows, true with none), no rows
+-- without the service.
+--
+SET client_min_messages = warning;
+SELECT * FROM setops_service WHERE false;
+SELECT count(*) = (SELECT count(*) FROM setops_devices()) AS one_row_per_device,
+       count(*) = count(DISTINCT device) AS devices_distinct,
+       coalesce(bool_and(device >= 0 AND streams >= 1 AND queued >= 0 AND requests >= 0
+                         AND launches >= 0 AND batched >= 0 AND wait_ms >= 0 AND run_ms >= 0
+                         AND copies >= 0), true) AS rows_ok
+FROM setops_service;
+-- differs by machine: f without the service, t with it (and the requests
+-- of gpu mode above)
+SELECT count(*) >= 1 AS has_service, coalesce(sum(requests), 0) >= 1 AS served
+FROM setops_service;
+RESET client_min_messages;
+-- setops_last_timing()'s columns since 0.4: on the CPU no GPU, no wait, no
+-- launch shared, and a reason
+SET setops.device = cpu;
+SELECT array_intersect_gpu('{1,2,3}'::int4[], '{2,3,4}'::int4[]) AS intersection;
+SELECT * FROM setops_last_timing() WHERE false;
+SELECT device, gpu IS NULL AS no_gpu, queue_ms, batched, reason IS NOT NULL AS has_reason
+FROM setops_last_timing();
+RESET setops.device;
+
+--
 -- auto from 0 elements on uses the GPU when there is one and the CPU
 -- engine otherwise; the results are the same as on the CPU everywhere.
 --
@@ -100,6 +127,11 @@ SELECT array_intersect_gpu('{1,1,2,3,3,3,5,6,6,6,6,7,7,8,8,9}'::int4[],
        array_difference_gpu('{1,1,2,3,3,3,5,6,6,6,6,7,7,8,8,9}'::int8[],
                             '{1,2,2,3,3,3,3,6,6,6,6,8}'::int8[]) AS difference,
        array_sort_gpu('{3,1,2,1}'::int4[]) AS sorted;
+-- (the GPU that answered is named on the GPU only)
+SELECT array_intersect_gpu('{1,2,3}'::int4[], '{2,3,4}'::int4[]) AS intersection;
+SELECT (device = 'gpu') = (gpu IS NOT NULL) AS gpu_named_on_gpu, queue_ms >= 0 AS queue_ok,
+       batched >= 0 AS batched_ok, reason IS NOT NULL AS has_reason
+FROM setops_last_timing();
 SELECT c.i = array_intersect_gpu(a, b) AS intersection,
        c.u = array_union_gpu(a, b) AS "union",
        c.d = array_difference_gpu(a, b) AS difference,
