@@ -31,6 +31,9 @@
 #   load       the GPU at load (test/bench/load_bench.sh, LOAD_BENCH_RUN=quick
 #              or full): pgbench at many clients, cpu / gpu / auto, one GPU
 #              and all, answers checked
+#   batchedmem device memory flat across 12,800 counts of cached rows from
+#              64 clients, many sharing launches (after load with
+#              LOAD_BENCH_KEEP=1: test/gpu/pg_batched_memory.sh)
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every
 #              answer checked against the CPU engine, device memory flat
 #   batch      segmented batches and reductions against the CPU engine
@@ -169,6 +172,10 @@ for s in "$@"; do
 		load)
 			pg_start || { status=1; continue; }
 			step load bash test/bench/load_bench.sh "${LOAD_BENCH_RUN:-quick}"
+			;;
+		batchedmem)
+			pg_start || { status=1; continue; }
+			step batchedmem bash test/gpu/pg_batched_memory.sh
 			;;
 		servicebench)
 			pg_start || { status=1; continue; }
