@@ -86,7 +86,7 @@ if [ -z "$modes" ]; then
 fi
 # shellcheck disable=SC2086
 run_modes "" $modes
-run_suite "upgrade 0.1 -> 0.2 -> 0.3 against a fresh install; a 0.2 database" bash test/upgrade/check.sh
+run_suite "upgrade 0.1 -> 0.2 -> 0.3 -> 0.4 against a fresh install; 0.2 and 0.3 databases" bash test/upgrade/check.sh
 [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] &&
 	run_suite "sharded cluster (postgres_fdw, PL/Proxy, faults), setops.device=cpu, auto" \
 		bash test/shard/run.sh cpu auto

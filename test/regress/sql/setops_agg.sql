@@ -225,9 +225,11 @@ SELECT setops_agg_final_packed_int8('intersect int8 {-1,7}')::text AS packed8,
 CREATE TEMP TABLE agg_states (s setops_agg_state);
 INSERT INTO agg_states VALUES ('union int4 {1,2,2,7}'), ('merge int8 {-5,0,0,9223372036854775807}'),
                               ('intersect int4 {}');
-COPY agg_states TO '/tmp/setops_agg_states.bin' (FORMAT binary);
+-- (in the data directory: a fixed path elsewhere may belong to another user)
+SELECT current_setting('data_directory') || '/setops_agg_states.bin' AS states_file \gset
+COPY agg_states TO :'states_file' (FORMAT binary);
 CREATE TEMP TABLE agg_states_back (s setops_agg_state);
-COPY agg_states_back FROM '/tmp/setops_agg_states.bin' (FORMAT binary);
+COPY agg_states_back FROM :'states_file' (FORMAT binary);
 SELECT s::text FROM agg_states_back;
 -- a split aggregate as Citus runs it: partial states where the rows are
 -- (here: the transition function alone, by id % 4), passed on as text,
