@@ -166,9 +166,18 @@ run_counts(const Executor *x, ServiceJob **jobs, int n)
 	count_run(jobs, n, t0);
 	for (i = 0; i < n; i++)
 	{
+		/*
+		 * A count the shared trip failed goes again alone, so that one
+		 * count's failure (a device error in its launch, memory) is its
+		 * own and not its neighbours'.
+		 */
+		if (status != SETOPS_GPU_OK || statuses[i] != SETOPS_GPU_OK)
+		{
+			run_job(x, jobs[i]);
+			continue;
+		}
 		jobs[i]->args.batched = n;
-		answer_job(jobs[i], status == SETOPS_GPU_OK ? statuses[i] : status,
-				   errbufs[status == SETOPS_GPU_OK ? i : 0]);
+		answer_job(jobs[i], statuses[i], errbufs[i]);
 	}
 }
 
