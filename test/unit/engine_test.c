@@ -12,6 +12,12 @@
  * fails the test.
  *
  * Prints "N passed, N failed"; exits non-zero on any failure.
+ *
+ *   engine_test [--mutate[=unique|parts]] [rounds]
+ *
+ * --mutate (or SETOPS_TEST_MUTATE=1, =unique, =parts) plants a defect in
+ * the reference of the distinct check and/or of the count in parts: the
+ * run must then fail, which shows those checks can.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -29,6 +35,18 @@ static const char *path_names[] = {"auto", "merge", "gallop", "simd"};
 #define GUARD 64
 #define POISON32 0x5A5A5A5A
 #define POISON64 0x5A5A5A5A5A5A5A5ALL
+
+/* --mutate: the defects to plant */
+#define MUTATE_UNIQUE 1
+#define MUTATE_PARTS 2
+static int	mutate = 0;
+
+/* the SIMD level in effect, which says where the count in parts applies */
+static SetopsSimdLevel simd_level = SETOPS_SIMD_NONE;
+
+/* cases where the count in parts really ran and was compared */
+static long parts_checked = 0;
+static long parts_breaks = 0;
 
 /* ---- reference: the textbook loops, instantiated per key type ---- */
 
@@ -184,6 +202,23 @@ parts_count_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb, int parts)
 DEFINE_PARTS_COUNT(i32, int32_t)
 DEFINE_PARTS_COUNT(i64, int64_t)
 
+/*
+ * Whether the count in parts must apply: 1 on the forced SIMD path with
+ * AVX2 in effect (both sides non-empty), 0 on the forced scalar paths and
+ * without AVX2, -1 (either) on the automatic path, which chooses by the
+ * keys.  A split missing where it must apply fails instead of passing
+ * unchecked.
+ */
+static int
+parts_expected(int path, int64_t na, int64_t nb)
+{
+	if (na == 0 || nb == 0 || simd_level < SETOPS_SIMD_AVX2)
+		return 0;
+	if (path == SETOPS_PATH_SIMD)
+		return 1;
+	return path == SETOPS_PATH_AUTO ? -1 : 0;
+}
+
 #define DEFINE_COUNT_CASE(SFX, KEY)												\
 static void																		\
 count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
@@ -209,9 +244,21 @@ count_case_##SFX(const KEY *a, int64_t na, const KEY *b, int64_t nb,			\
 			for (parts = 2; parts <= 5; parts += 3)								\
 			{																	\
 				int64_t		pc = parts_count_##SFX(a, na, b, nb, parts);		\
-				CHECK(pc == -2 || pc == want[SETOPS_OP_INTERSECT],				\
-					  "count in %d parts %s path=%s: %" PRId64 " want %" PRId64,	\
-					  parts, what, path_names[path], pc, want[SETOPS_OP_INTERSECT]);	\
+				int64_t		wp = want[SETOPS_OP_INTERSECT];						\
+				int			ex = parts_expected(path, na, nb);					\
+				if (mutate & MUTATE_PARTS)										\
+					wp++;		/* planted: the reference one off */			\
+				CHECK(ex < 0 || (pc != -2) == ex,								\
+					  "count in %d parts %s path=%s na=%" PRId64 " nb=%" PRId64	\
+					  ": split %s", parts, what, path_names[path], na, nb,		\
+					  ex ? "did not apply" : "applied unexpectedly");			\
+				if (pc != -2)													\
+				{																\
+					parts_checked++;											\
+					CHECK(pc == wp,												\
+						  "count in %d parts %s path=%s: %" PRId64 " want %" PRId64,	\
+						  parts, what, path_names[path], pc, wp);				\
+				}																\
 			}																	\
 		}																		\
 		ov = setops_cpu_overlaps_##SFX(a, na, b, nb);							\
@@ -290,14 +337,19 @@ order_break_case_##SFX(KEY *a, int64_t na, KEY *b, int64_t nb, const char *what)
 			for (path = SETOPS_PATH_AUTO; path <= SETOPS_PATH_SIMD; path++)		\
 			{																	\
 				int64_t		r;													\
+				int			ex = parts_expected(path, na, nb);					\
 				setops_cpu_force_path((SetopsCpuPath) path);					\
 				r = setops_cpu_intersect_count_##SFX(a, na, b, nb, scratch);	\
 				CHECK(r == -1, "order break %s in %c at %" PRId64 " path=%s: %" PRId64,	\
 					  what, side ? 'b' : 'a', p, path_names[path], r);			\
 				r = parts_count_##SFX(a, na, b, nb, 2 + (int) (p % 4));		\
 				setops_cpu_force_path(SETOPS_PATH_AUTO);						\
-				CHECK(r == -1 || r == -2, "order break in parts %s in %c at %" PRId64 " path=%s: %" PRId64,	\
+				/* -2 (not split) only where the split need not apply */		\
+				CHECK(ex < 0 ? r == -1 || r == -2 : r == (ex ? -1 : -2),		\
+					  "order break in parts %s in %c at %" PRId64 " path=%s: %" PRId64,	\
 					  what, side ? 'b' : 'a', p, path_names[path], r);			\
+				if (r != -2)													\
+					parts_breaks++;												\
 			}																	\
 			v[p] = keep;														\
 		}																		\
@@ -364,6 +416,7 @@ sort_case_##SFX(int64_t n, TestShape shape)											\
 	KEY		   *v = malloc((n + 1) * sizeof(KEY));								\
 	KEY		   *w = malloc((n + 1) * sizeof(KEY));								\
 	KEY		   *tmp = malloc((n + 1) * sizeof(KEY));							\
+	KEY		   *d = malloc((n + 1) * sizeof(KEY));								\
 	int64_t		i, u, ref_u, first_bad;											\
 	testgen_##SFX(v, n, shape, n);													\
 	/* shuffle, keeping a sorted copy as the reference */						\
@@ -384,15 +437,24 @@ sort_case_##SFX(int64_t n, TestShape shape)											\
 		  "sort %s n=%" PRId64, testgen_shape_names[shape], n);							\
 	CHECK(setops_cpu_first_unsorted_##SFX(v, n) == -1,							\
 		  "sorted output reported unsorted %s n=%" PRId64, testgen_shape_names[shape], n);	\
-	ref_u = n > 0;																\
-	for (i = 1; i < n; i++)														\
-		ref_u += (w[i] != w[i - 1]);											\
+	/* the reference distinct: the first key of each run of the sorted copy */	\
+	ref_u = 0;																	\
+	for (i = 0; i < n; i++)														\
+		if (i == 0 || w[i] != w[i - 1])											\
+			d[ref_u++] = w[i];													\
+	if ((mutate & MUTATE_UNIQUE) && ref_u > 0)									\
+		d[ref_u / 2] ^= 1;		/* planted: one kept key off by one bit */		\
 	u = setops_cpu_unique_##SFX(v, n);											\
 	CHECK(u == ref_u, "unique count %s n=%" PRId64, testgen_shape_names[shape], n);		\
+	/* the kept keys themselves, in order, not only how many */				\
+	for (i = 0; i < u && i < ref_u && v[i] == d[i]; i++)						\
+		;																		\
+	CHECK(i == u && u == ref_u, "unique keys %s n=%" PRId64 ": first difference at %" PRId64,	\
+		  testgen_shape_names[shape], n, i);									\
 	for (i = 1; i < u; i++)														\
 		if (!(v[i - 1] < v[i])) break;											\
 	CHECK(u < 2 || i == u, "unique not strictly increasing %s", testgen_shape_names[shape]);	\
-	free(v); free(w); free(tmp);												\
+	free(v); free(w); free(tmp); free(d);										\
 }
 
 DEFINE_SORT_CASE(i32, int32_t)
@@ -689,17 +751,45 @@ sort_cases(void)
 		}
 }
 
+/* "unique" or "parts" plants that defect alone, "0" none, else both */
+static int
+mutate_flags(const char *how)
+{
+	if (strcmp(how, "unique") == 0)
+		return MUTATE_UNIQUE;
+	if (strcmp(how, "parts") == 0)
+		return MUTATE_PARTS;
+	if (strcmp(how, "0") == 0 || strcmp(how, "") == 0)
+		return 0;
+	return MUTATE_UNIQUE | MUTATE_PARTS;
+}
+
 int
 main(int argc, char **argv)
 {
-	int			rounds = argc > 1 ? atoi(argv[1]) : 400;
+	int			argi = 1;
+	int			rounds;
 	int			level;
+	const char *env = getenv("SETOPS_TEST_MUTATE");
+
+	if (env != NULL)
+		mutate = mutate_flags(env);
+	if (argc > argi && strncmp(argv[argi], "--mutate", 8) == 0)
+	{
+		mutate = mutate_flags(argv[argi][8] == '=' ? argv[argi] + 9 : "1");
+		argi++;
+	}
+	rounds = argc > argi ? atoi(argv[argi]) : 400;
+	if (mutate)
+		printf("engine_test: MUTATED run (%s): it must fail\n",
+			   mutate == MUTATE_UNIQUE ? "unique" :
+			   mutate == MUTATE_PARTS ? "parts" : "unique, parts");
 
 	printf("engine_test: CPU SIMD detected: %s\n",
 		   setops_cpu_simd_detected() == SETOPS_SIMD_AVX2 ? "avx2" : "none");
 	for (level = setops_cpu_simd_detected(); level >= SETOPS_SIMD_NONE; level--)
 	{
-		setops_cpu_set_simd_level((SetopsSimdLevel) level);
+		simd_level = setops_cpu_set_simd_level((SetopsSimdLevel) level);
 		printf("engine_test: running with %s\n", setops_cpu_simd_name());
 		worked_example();
 		random_cases(rounds);
@@ -710,6 +800,13 @@ main(int argc, char **argv)
 	}
 	interrupt_hook_case();
 	overlaps_budget_case();
+	/* the count in parts needs AVX2: say so rather than pass unchecked */
+	if (setops_cpu_simd_detected() >= SETOPS_SIMD_AVX2)
+		CHECK(parts_checked > 0 && parts_breaks > 0,
+			  "count in parts never checked although AVX2 is here");
+	printf("engine_test: count in parts compared in %ld cases, order breaks caught in parts in %ld%s\n",
+		   parts_checked, parts_breaks,
+		   setops_cpu_simd_detected() >= SETOPS_SIMD_AVX2 ? "" : " (no AVX2: not checked)");
 	printf("%ld passed, %ld failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
