@@ -137,8 +137,15 @@ pg_start() {
 	export PGB_SERVER_OPTS="-c shared_preload_libraries=setops -c max_connections=300 ${PGB_SERVER_OPTS:-}"
 	# shellcheck disable=SC1091
 	source .pgb/pg-start.sh || return 1
-	# wait for the service's CUDA context (setops_devices waits up to 30 s)
-	psql -XAtq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'SELECT count(*) FROM setops_devices()'
+	# wait for the service's CUDA context (setops_devices waits up to 30 s);
+	# on a GPU machine a service without its GPUs is a failure, not a pass
+	local n
+	n=$(psql -XAtq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'SELECT count(*) FROM setops_devices()' | tail -1)
+	echo "$n"
+	if [ "${n:-0}" -lt "$(nvidia-smi -L | grep -c '^GPU')" ]; then
+		echo "the GPU service lists ${n:-no} device(s); nvidia-smi lists $(nvidia-smi -L | grep -c '^GPU')"
+		return 1
+	fi
 	pg_up=1
 }
 
