@@ -20,8 +20,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
@@ -375,9 +373,8 @@ route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys 
 	plan->avg = avg;
 	if (setops_device != SETOPS_DEVICE_AUTO)
 	{
+		/* (which sets the reason) */
 		plan->gpu = setops_gpu_usable(fname, n);
-		setops_last.reason = setops_device == SETOPS_DEVICE_GPU ? "setops.device is gpu" :
-			"setops.device is cpu";
 		return;
 	}
 	if (n < ROUTE_MIN_ELEMENTS)
