@@ -195,6 +195,7 @@ test/gpu/kernel_test: GPU_TEST_LINK = test/gpu/setops_api_hooks.o $(GPU_TEST_ENG
 test/gpu/multi_device_test test/gpu/batch_test: GPU_TEST_LINK = $(GPU_TEST_ENGINE)
 test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench: GPU_TEST_LINK = $(GPU_TEST_PACKED)
 GPU_TESTS = test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test test/gpu/kernel_bench \
+	test/gpu/count_many_test \
 	test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench
 $(GPU_TESTS): test/gpu/%: test/gpu/%.cu $(GPU_TEST_HDRS) $(GPU_LIB) $(GPU_TEST_ENGINE) $(GPU_TEST_PACKED)
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_LINK) $(GPU_LIB)

@@ -42,7 +42,71 @@ struct CountParams
 	int			num_tiles;
 	bool		stop;			/* CONTAINS: stop at a positive total */
 	SetopResults *results;
+	/* many counts in one launch: nsegs of them, the fields above unused */
+	const CountSegment *segs;
+	int			nsegs;
 };
+
+/* One tile's count: its inputs, its place among their tiles, its results. */
+template <typename Key>
+struct CountTile
+{
+	const Key  *a;
+	int			na;
+	const Key  *b;
+	int			nb;
+	const int  *boundaries;
+	int			tile;
+	SetopResults *results;
+};
+
+/*
+ * The count that global tile t belongs to: the last whose first tile is at
+ * or before t (counts without keys are never in a launch, so every count
+ * holds a tile).  Its tile_start + s boundaries come before its own.
+ */
+template <typename Key, bool Many>
+__device__ __forceinline__ CountTile<Key>
+count_tile_of(const CountParams<Key> &p, int t)
+{
+	CountTile<Key> c;
+
+	if (!Many)
+	{
+		c.a = p.a;
+		c.na = p.na;
+		c.b = p.b;
+		c.nb = p.nb;
+		c.boundaries = p.boundaries;
+		c.tile = t;
+		c.results = p.results;
+		return c;
+	}
+
+	int			lo = 0,
+				hi = p.nsegs;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) >> 1;
+
+		if (p.segs[mid].tile_start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+
+	const CountSegment *g = &p.segs[lo - 1];
+
+	c.a = (const Key *) g->a;
+	c.na = g->na;
+	c.b = (const Key *) g->b;
+	c.nb = g->nb;
+	c.boundaries = p.boundaries + g->tile_start + (lo - 1);
+	c.tile = t - g->tile_start;
+	c.results = p.results + (g->result);
+	return c;
+}
 
 /*
  * Tile shapes of the count: larger tiles than the operations' (less to do
@@ -75,14 +139,15 @@ template <> struct CountShape<int64_t> : TileShapeOf<int64_t, 128, SETOPS_COUNT_
  *              known in order) the launch stops when the total is positive.
  * A tile with keys out of order adds nothing (its count is void).
  */
-template <typename Key, bool Duplicates, int Mode>
+template <typename Key, bool Duplicates, int Mode, bool Many>
 __global__ void __launch_bounds__(CountShape<Key>::NT)
 count_tile_kernel(CountParams<Key> p)
 {
 	typedef CountShape<Key> Shape;
 	const int	NT = Shape::NT;
 	const bool	Overlaps = Mode == SETOPS_GPU_COUNT_OVERLAPS;
-	const bool	PerTile = Mode != SETOPS_GPU_COUNT_INTERSECT;	/* a block sum each tile */
+	/* a block sum each tile (many counts: each tile's sum goes to its own) */
+	const bool	PerTile = Mode != SETOPS_GPU_COUNT_INTERSECT || Many;
 	__shared__ __align__(128) Key keys[2][tile_shared_keys<Key, Shape>()];
 	__shared__ __align__(8) uint64_t bars[2];
 	__shared__ int s_start_a[NT + 1];
@@ -94,6 +159,7 @@ count_tile_kernel(CountParams<Key> p)
 	bool		stop = Overlaps || (Mode == SETOPS_GPU_COUNT_CONTAINS && p.stop);
 	TileRange	r;
 	TileBefore<Key> before;
+	CountTile<Key> c;
 
 	tile_copy_init(bars, 2);
 	__syncthreads();
@@ -102,9 +168,10 @@ count_tile_kernel(CountParams<Key> p)
 	/* the first tile on its way */
 	if (tile < p.num_tiles)
 	{
-		r = tile_range<Key, Shape>(p.boundaries, tile, p.na, p.nb);
-		tile_copy_start<Key, Shape>(p.a, p.na, p.b, p.nb, r, keys[0], &bars[0]);
-		before = tile_before(p.a, p.b, r, tid == 0);
+		c = count_tile_of<Key, Many>(p, tile);
+		r = tile_range<Key, Shape>(c.boundaries, c.tile, c.na, c.nb);
+		tile_copy_start<Key, Shape>(c.a, c.na, c.b, c.nb, r, keys[0], &bars[0]);
+		before = tile_before(c.a, c.b, r, tid == 0);
 	}
 
 	for (int it = 0; tile < p.num_tiles; it++, tile += gridDim.x)
@@ -113,21 +180,23 @@ count_tile_kernel(CountParams<Key> p)
 		int			next = tile + gridDim.x;
 		TileRange	rn = r;
 		TileBefore<Key> before_next = before;
+		CountTile<Key> cn = c;
 
 		/* the next tile into the other buffer (free since the last barrier) */
 		if (next < p.num_tiles)
 		{
-			rn = tile_range<Key, Shape>(p.boundaries, next, p.na, p.nb);
-			tile_copy_start<Key, Shape>(p.a, p.na, p.b, p.nb, rn, keys[(it + 1) & 1],
+			cn = count_tile_of<Key, Many>(p, next);
+			rn = tile_range<Key, Shape>(cn.boundaries, cn.tile, cn.na, cn.nb);
+			tile_copy_start<Key, Shape>(cn.a, cn.na, cn.b, cn.nb, rn, keys[(it + 1) & 1],
 										&bars[(it + 1) & 1]);
-			before_next = tile_before(p.a, p.b, rn, tid == 0);
+			before_next = tile_before(cn.a, cn.b, rn, tid == 0);
 		}
 		else
 			tile_copy_skip();
 		tile_copy_wait<1>(&bars[it & 1], (it >> 1) & 1);
 		/* everyone's copies; and one read of the running total decides
 		 * for the whole block */
-		if (__syncthreads_or(stop && tid == 0 && *(volatile int *) &p.results->total > 0))
+		if (__syncthreads_or(stop && tid == 0 && *(volatile int *) &c.results->total > 0))
 		{
 			/* no copy may still be landing in shared memory when the block ends */
 			if (next < p.num_tiles)
@@ -146,7 +215,7 @@ count_tile_kernel(CountParams<Key> p)
 																	  s_start_b, before, bad);
 
 		if (bad)
-			atomicOr(&p.results->unsorted, (int) bad);
+			atomicOr(&c.results->unsorted, (int) bad);
 		if (PerTile)
 		{
 			tile_matches = warp_sum(tile_matches);
@@ -165,14 +234,18 @@ count_tile_kernel(CountParams<Key> p)
 #pragma unroll
 				for (int w = 0; w < NT / 32; ++w)
 					sum += s_warp[w];
-				if (Overlaps && sum > 0)
-					atomicAdd(&p.results->total, sum);		/* later tiles stop on it */
-				else if (!Overlaps && sum < r.b_cnt)
-					atomicAdd(&p.results->total, 1);
+				if (Mode == SETOPS_GPU_COUNT_INTERSECT || Overlaps)
+				{
+					if (sum > 0)
+						atomicAdd(&c.results->total, sum);	/* overlaps: later tiles stop on it */
+				}
+				else if (sum < r.b_cnt)
+					atomicAdd(&c.results->total, 1);
 			}
 		}
 		r = rn;
 		before = before_next;
+		c = cn;
 	}
 	if (!PerTile)
 	{
@@ -209,7 +282,7 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	/* as many blocks as stay resident at once, no more than tiles */
 	if (err == cudaSuccess)
 		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&per_sm, count_tile_kernel<Key, Duplicates, Mode>, CountShape<Key>::NT, 0);
+			&per_sm, count_tile_kernel<Key, Duplicates, Mode, false>, CountShape<Key>::NT, 0);
 	if (err == cudaSuccess)
 		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
 	if (err == cudaSuccess)
@@ -217,7 +290,88 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	if (err != cudaSuccess)
 		return err;
 	grid = per_sm * sms < num_tiles ? per_sm * sms : num_tiles;
-	return launch_dependent(count_tile_kernel<Key, Duplicates, Mode>, grid > 0 ? grid : 1,
+	return launch_dependent(count_tile_kernel<Key, Duplicates, Mode, false>, grid > 0 ? grid : 1,
+							CountShape<Key>::NT, 0, stream, p);
+}
+
+/*
+ * The partition of many counts at once: one thread a tile boundary of
+ * every count (count s has its tiles + 1 of them, from tile_start + s on),
+ * each searched within its own count's inputs; the first threads also
+ * zero the counts' results.
+ */
+template <typename Key, bool Duplicates>
+__global__ void
+count_many_partition_kernel(const CountSegment *segs, int nsegs, int nv, int num_boundaries,
+							int *boundaries, SetopResults *results)
+{
+	int			i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	grid_release_next();
+	if (i < nsegs)
+	{
+		results[segs[i].result].total = 0;
+		results[segs[i].result].unsorted = 0;
+	}
+	if (i >= num_boundaries)
+		return;
+
+	int			lo = 0,
+				hi = nsegs;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) >> 1;
+
+		if (segs[mid].tile_start + mid <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+
+	const CountSegment *g = &segs[lo - 1];
+	int64_t		d64 = (int64_t) (i - g->tile_start - (lo - 1)) * nv;
+	int			d = d64 < (int64_t) g->na + g->nb ? (int) d64 : g->na + g->nb;
+	int			star;
+	int			ai = split_path<Key, Duplicates, false, true>((const Key *) g->a, g->na,
+															  (const Key *) g->b, g->nb, d, -1,
+															  &star, g->stride_shift,
+															  (const Key *) NULL);
+
+	boundaries[i] = boundary_pack(ai, star);
+}
+
+template <typename Key, bool Duplicates, int Mode>
+static cudaError_t
+launch_count_many(const CountMany *m, cudaStream_t stream)
+{
+	CountParams<Key> p;
+	int			num_boundaries = m->num_tiles + m->nsegs;
+	int			per_sm = 0,
+				sms = 0,
+				grid;
+	cudaError_t err;
+
+	memset(&p, 0, sizeof(p));
+	p.boundaries = m->boundaries;
+	p.num_tiles = m->num_tiles;
+	p.stop = m->inputs_sorted;
+	p.results = m->results;
+	p.segs = m->segs;
+	p.nsegs = m->nsegs;
+	count_many_partition_kernel<Key, Duplicates><<<(num_boundaries + 127) / 128, 128, 0, stream>>>(
+		m->segs, m->nsegs, tile_slots<Key, CountShape<Key>>(), num_boundaries, m->boundaries,
+		m->results);
+	err = cudaGetLastError();
+	if (err == cudaSuccess)
+		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+			&per_sm, count_tile_kernel<Key, Duplicates, Mode, true>, CountShape<Key>::NT, 0);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
+	if (err != cudaSuccess)
+		return err;
+	grid = per_sm * sms < m->num_tiles ? per_sm * sms : m->num_tiles;
+	return launch_dependent(count_tile_kernel<Key, Duplicates, Mode, true>, grid > 0 ? grid : 1,
 							CountShape<Key>::NT, 0, stream, p);
 }
 
@@ -225,8 +379,7 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 static ScratchLayout
 count_layout(SetopsKeyType key_type, int na, int nb)
 {
-	int64_t		nv = key_type == SETOPS_KEY_INT64 ? tile_slots<int64_t, CountShape<int64_t>>() :
-		tile_slots<int32_t, CountShape<int32_t>>();
+	int64_t		nv = count_tile_slots(key_type);
 
 	return scratch_layout((int) (((int64_t) na + nb + nv - 1) / nv), false, sizeof(int),
 						  partition_sample_bytes(key_type, na, nb));
@@ -240,6 +393,37 @@ size_t
 count_scratch_bytes(SetopsKeyType key_type, int na, int nb)
 {
 	return count_layout(key_type, na, nb).bytes;
+}
+
+int
+count_tile_slots(SetopsKeyType key_type)
+{
+	return key_type == SETOPS_KEY_INT64 ? tile_slots<int64_t, CountShape<int64_t>>() :
+		tile_slots<int32_t, CountShape<int32_t>>();
+}
+
+extern "C" int
+setops_gpu_count_tile_keys(SetopsKeyType key_type)
+{
+	return count_tile_slots(key_type);
+}
+
+cudaError_t
+count_many_enqueue(const CountMany *m, cudaStream_t stream)
+{
+	if (m->nsegs <= 0 || m->num_tiles <= 0 || m->count_mode < SETOPS_GPU_COUNT_INTERSECT ||
+		m->count_mode > SETOPS_GPU_COUNT_CONTAINS)
+		return cudaErrorInvalidValue;
+	return for_key(m->key_type, [&](auto key) {
+		typedef typename decltype(key)::type Key;
+
+		return for_bool(m->duplicates, [&](auto duplicates) {
+			return for_count_mode(m->count_mode, [&](auto mode) {
+				return launch_count_many<Key, decltype(duplicates)::value, decltype(mode)::value>(
+					m, stream);
+			});
+		});
+	});
 }
 
 cudaError_t

@@ -48,10 +48,13 @@ gpu_set_device(int device)
 /*
  * Let kernels on device read memory of the other devices directly (over
  * NVLink or PCIe) where the platform allows; elsewhere copies go through
- * cudaMemcpyPeer.
+ * cudaMemcpyPeer.  At start each device enables its own way to the others
+ * (once each, so that no call meets "already enabled": the sanitizers
+ * report it); after a reset, both ways of the reset device (the others'
+ * way to it went with its context).
  */
 static void
-enable_peers(int device)
+enable_peers(int device, bool both_ways)
 {
 	int			other;
 
@@ -65,8 +68,11 @@ enable_peers(int device)
 		{
 			cudaSetDevice(device);
 			cudaDeviceEnablePeerAccess(other, 0);
-			cudaSetDevice(other);
-			cudaDeviceEnablePeerAccess(device, 0);
+			if (both_ways)
+			{
+				cudaSetDevice(other);
+				cudaDeviceEnablePeerAccess(device, 0);
+			}
 		}
 	}
 	cudaGetLastError();			/* "already enabled" is no error here */
@@ -152,7 +158,7 @@ gpu_ensure_init(char *errbuf, size_t errlen)
 		{
 			current_device = 0;
 			for (int d = 0; d < device_count; d++)
-				enable_peers(d);
+				enable_peers(d, false);
 		}
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 
@@ -251,7 +257,7 @@ gpu_recover(void)
 		if (err == cudaSuccess)
 			err = cudaFree(0);
 		if (err == cudaSuccess)
-			enable_peers(current_device);
+			enable_peers(current_device, true);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		cudaGetLastError();
 

@@ -261,6 +261,40 @@ count_bound(int count_mode, int64_t na, int64_t nb)
 
 cudaError_t count_enqueue(const SetopLaunch *l, cudaStream_t stream);
 
+/*
+ * Many counts in one segmented launch (count_kernel.cu): their tiles laid
+ * end to end, each tile finding its count by a search over the counts'
+ * first tiles (the segment descriptors of Data Parallel Haskell's USegd).
+ * Count s has tiles from tile_start (ascending, every count at least one
+ * tile) and its results at results[result].
+ */
+typedef struct CountSegment
+{
+	const void *a;
+	const void *b;
+	int			na;
+	int			nb;
+	int			tile_start;
+	int			result;
+	int			stride_shift;	/* partition_stride_shift of its inputs */
+} CountSegment;
+
+typedef struct CountMany
+{
+	SetopsKeyType key_type;
+	int			count_mode;		/* one for all: a SetopsGpuCountMode */
+	bool		duplicates;		/* some count's inputs may repeat keys */
+	bool		inputs_sorted;	/* every count's inputs known in order */
+	const CountSegment *segs;	/* on the device */
+	int			nsegs;
+	int			num_tiles;
+	int		   *boundaries;		/* num_tiles + nsegs of them */
+	SetopResults *results;
+} CountMany;
+
+int			count_tile_slots(SetopsKeyType key_type);
+cudaError_t count_many_enqueue(const CountMany *m, cudaStream_t stream);
+
 /* ---- skew_kernel.cu: sizes far apart ---- */
 
 /*

@@ -77,6 +77,13 @@ setops_gpu_pool_bytes(void)
 	return 0;
 }
 
+int
+setops_gpu_count_tile_keys(SetopsKeyType key_type)
+{
+	(void) key_type;
+	return 0;
+}
+
 SetopsGpuStatus
 setops_gpu_register_host(void *host, size_t bytes, char *errbuf, size_t errlen)
 {

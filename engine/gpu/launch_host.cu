@@ -223,7 +223,8 @@ setop_part_copy_out(const SetopsGpuSetopArgs *args, const SetopPart *part, int64
 
 /*
  * The device saw disorder somewhere (flags: bit 0 A, bit 1 B, bit 2 the
- * partitions): find the exact first place in a plain argument; failing
+ * partitions): find the exact first place in a plain argument (in host
+ * memory, or on the device); failing
  * that, a packed argument decoded out of order (its bytes were altered) is
  * reported with position -1.
  */
@@ -235,8 +236,16 @@ gpu_report_disorder(SetopsGpuSetopArgs *args, int flags, char *errbuf, size_t er
 	for (arg = 1; arg <= 2; arg++)
 	{
 		const void *keys = arg == 1 ? args->a : args->b;
-		int64_t		pos = keys ? setops_first_unsorted_scalar(args->key_type, keys,
-															  arg == 1 ? args->na : args->nb) : -1;
+		const void *dev = arg == 1 ? args->a_dev : args->b_dev;
+		int64_t		n = arg == 1 ? args->na : args->nb;
+		int64_t		pos = -1;
+
+		if (keys)
+			pos = setops_first_unsorted_scalar(args->key_type, keys, n);
+		/* keys on the device (a cache's, checked when cached): found there */
+		else if (dev && setops_gpu_keys_first_unsorted(args->key_type, dev, n, &pos, errbuf,
+													   errlen) != SETOPS_GPU_OK)
+			return SETOPS_GPU_ERROR;
 
 		if (pos >= 0)
 		{

@@ -203,42 +203,131 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 }
 
 /*
- * The launches of n counts of keys on the device, one after the other on
- * one stream, each with its own scratch in the pool's arena and its
- * results copied into its own place of the pinned block; one wait.
+ * n counts of keys on the device, in as few launches as their kinds allow:
+ * those of one key type and count mode go together into one segmented
+ * launch (count_many_enqueue); a count of skewed sizes (the skew path's)
+ * or of no keys goes alone, as setops_gpu_setop would run it.  All on one
+ * stream, the answers back by one copy; one wait.
+ *
+ * The pinned block holds the answers (from its start) and the segment
+ * descriptors (from COUNT_MANY_SEGS), which are uploaded from it.
  */
+#define COUNT_MANY_SEGS 1024
+
 static SetopsGpuStatus
 count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
 			   char *errbuf, size_t errlen)
 {
-	size_t		off[SETOPS_GPU_MANY],
-				end = 0;
+	SetopLaunch l[SETOPS_GPU_MANY];
+	bool		alone[SETOPS_GPU_MANY];
+	size_t		off[SETOPS_GPU_MANY];
+	CountMany	groups[2 * 3];
+	int			ngroups = 0,
+				nsegs = 0;
+	size_t		end = 0,
+				off_results,
+				off_segs,
+				off_bounds[2 * 3];
 	SetopsGpuStatus status;
 	GpuPool    *pool;
-	int			i;
+	CountSegment *segs;
+	int			i,
+				g;
 
+	static_assert(COUNT_MANY_SEGS >= SETOPS_GPU_MANY * sizeof(SetopResults) &&
+				  COUNT_MANY_SEGS + SETOPS_GPU_MANY * sizeof(CountSegment) <= GPU_PINNED_BYTES,
+				  "the answers and the descriptors in the pinned block");
+	off_results = arena_take(&end, n * sizeof(SetopResults));
+	off_segs = arena_take(&end, n * sizeof(CountSegment));
 	for (i = 0; i < n; i++)
-		off[i] = arena_take(&end, setop_scratch_bytes(args[i]->key_type, (int) args[i]->na,
-													  (int) args[i]->nb));
+	{
+		setop_launch_init(&l[i], args[i]);
+		l[i].a = args[i]->a_dev;
+		l[i].na = (int) args[i]->na;
+		l[i].b = args[i]->b_dev;
+		l[i].nb = (int) args[i]->nb;
+		alone[i] = l[i].na + l[i].nb == 0 || skew_applies(&l[i]);
+		if (alone[i])
+			off[i] = arena_take(&end, setop_scratch_bytes(l[i].key_type, l[i].na, l[i].nb));
+	}
+
+	/* the groups: their sizes now, their descriptors once the pool is known */
+	for (g = 0; g < 2 * 3; g++)
+	{
+		SetopsKeyType kt = g < 3 ? SETOPS_KEY_INT32 : SETOPS_KEY_INT64;
+		int			mode = SETOPS_GPU_COUNT_INTERSECT + g % 3;
+		CountMany  *m = &groups[ngroups];
+		int64_t		nv = count_tile_slots(kt);
+
+		memset(m, 0, sizeof(*m));
+		m->key_type = kt;
+		m->count_mode = mode;
+		m->inputs_sorted = true;
+		for (i = 0; i < n; i++)
+			if (!alone[i] && l[i].key_type == kt && l[i].count_mode == mode)
+			{
+				m->nsegs++;
+				m->num_tiles += (int) (((int64_t) l[i].na + l[i].nb + nv - 1) / nv);
+				m->duplicates |= l[i].duplicates;
+				m->inputs_sorted &= l[i].inputs_sorted;
+			}
+		if (m->nsegs == 0)
+			continue;
+		off_bounds[ngroups] = arena_take(&end, (size_t) (m->num_tiles + m->nsegs) * sizeof(int));
+		ngroups++;
+	}
+
 	pool = gpu_pool_get(end, &status, errbuf, errlen);
 	if (pool == NULL)
 		return status;
-	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
-	for (i = 0; i < n; i++)
+	segs = (CountSegment *) ((char *) pool->pinned + COUNT_MANY_SEGS);
+	for (g = 0; g < ngroups; g++)
 	{
-		SetopLaunch l;
+		CountMany  *m = &groups[g];
+		int64_t		nv = count_tile_slots(m->key_type);
+		int			tiles = 0;
 
-		setop_launch_init(&l, args[i]);
-		l.a = args[i]->a_dev;
-		l.na = (int) args[i]->na;
-		l.b = args[i]->b_dev;
-		l.nb = (int) args[i]->nb;
-		l.scratch = pool->dev + off[i];
-		CHECK_CUDA(setop_enqueue(&l, pool->stream), "launching a count");
-		CHECK_CUDA(cudaMemcpyAsync((SetopResults *) pool->pinned + i, setop_results(l.scratch),
-								   sizeof(SetopResults), cudaMemcpyDeviceToHost, pool->stream),
-				   "reading a count");
+		m->segs = (const CountSegment *) (pool->dev + off_segs) + nsegs;
+		m->boundaries = (int *) (pool->dev + off_bounds[g]);
+		m->results = (SetopResults *) (pool->dev + off_results);
+		for (i = 0; i < n; i++)
+			if (!alone[i] && l[i].key_type == m->key_type && l[i].count_mode == m->count_mode)
+			{
+				CountSegment *c = &segs[nsegs++];
+
+				c->a = l[i].a;
+				c->na = l[i].na;
+				c->b = l[i].b;
+				c->nb = l[i].nb;
+				c->tile_start = tiles;
+				c->result = i;
+				c->stride_shift = partition_stride_shift(l[i].na, l[i].nb);
+				tiles += (int) (((int64_t) l[i].na + l[i].nb + nv - 1) / nv);
+			}
 	}
+
+	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
+	if (nsegs > 0)
+		CHECK_CUDA(cudaMemcpyAsync(pool->dev + off_segs, segs, nsegs * sizeof(CountSegment),
+								   cudaMemcpyHostToDevice, pool->stream),
+				   "sending the counts' descriptors");
+	for (g = 0; g < ngroups; g++)
+		CHECK_CUDA(count_many_enqueue(&groups[g], pool->stream), "launching counts");
+	for (i = 0; i < n; i++)
+		if (alone[i])
+		{
+			l[i].scratch = pool->dev + off[i];
+			CHECK_CUDA(setop_enqueue(&l[i], pool->stream), "launching a count");
+		}
+	if (nsegs > 0)
+		CHECK_CUDA(cudaMemcpyAsync(pool->pinned, pool->dev + off_results, n * sizeof(SetopResults),
+								   cudaMemcpyDeviceToHost, pool->stream),
+				   "reading the counts");
+	for (i = 0; i < n; i++)
+		if (alone[i])
+			CHECK_CUDA(cudaMemcpyAsync((SetopResults *) pool->pinned + i, setop_results(l[i].scratch),
+									   sizeof(SetopResults), cudaMemcpyDeviceToHost, pool->stream),
+					   "reading a count");
 	CHECK_CUDA(cudaEventRecord(pool->ev[2], pool->stream), "recording an event");
 	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "running the counts");
 	memcpy(res, pool->pinned, n * sizeof(SetopResults));

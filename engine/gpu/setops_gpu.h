@@ -216,6 +216,12 @@ extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
 extern void setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 								  char (*errbufs)[SETOPS_GPU_ERRLEN]);
 
+/*
+ * Keys a tile of the count kernel takes (for tests that place inputs on
+ * its tile boundaries); 0 without CUDA.
+ */
+extern int	setops_gpu_count_tile_keys(SetopsKeyType key_type);
+
 /* Clear args' answers and timings: a request about to be answered. */
 static inline void
 setops_gpu_answer_reset(SetopsGpuSetopArgs *args)

@@ -40,6 +40,10 @@
 #              (test/gpu/batch_test)
 #   batchcheck the quick batch tests under compute-sanitizer memcheck, then
 #              racecheck
+#   countmany  the service's shared trips: many counts of device keys in
+#              segmented launches against a per-key count merge and each
+#              count alone (test/gpu/count_many_test full), then quick under
+#              memcheck and racecheck, and once --mutate (must fail)
 #   batchkernelbench  batch kernels: skewed against uniform batches, the
 #              shared-B probe, a reduction on the device against the CPU
 #   batchwindow  inside PostgreSQL: the window functions against per-row
@@ -192,6 +196,12 @@ for s in "$@"; do
 		batchcheck)
 			step batchmem compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/batch_test test quick
 			step batchrace compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/batch_test test race
+			;;
+		countmany)
+			step countmany test/gpu/count_many_test full
+			step countmanymem compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/count_many_test quick
+			step countmanyrace compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/count_many_test quick
+			step countmanymutate bash -c '! test/gpu/count_many_test quick --mutate'
 			;;
 		batchkernelbench) step batchkernelbench test/gpu/batch_test bench ;;
 		batchwindow)

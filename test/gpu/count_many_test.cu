@@ -1,0 +1,311 @@
+/*
+ * count_many_test.cu
+ *	  The GPU service's shared trips (setops_gpu_count_many): many counts of
+ *	  keys already on the device, answered by segmented launches (counts of
+ *	  one key type and mode together, skewed or empty ones alone), each
+ *	  answer checked against a per-key count merge written here (no engine
+ *	  code) and against the same count run alone (setops_gpu_setop).
+ *
+ * Every batch mixes int4 and int8, the three count modes, sizes on the
+ * count tile's multiples and one off (na + nb and each side), duplicate
+ * runs crossing tiles, extremes, empty and skewed inputs, and one count
+ * whose input is out of order: that count must report its argument and
+ * position while its neighbours answer.
+ *
+ *   test/gpu/count_many_test [quick|full] [--mutate]
+ * --mutate makes the reference wrong for one count a batch: the run must
+ * then fail (it shows that the checks can).
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#include "../../engine/gpu/setops_gpu.h"
+#include "../common/testgen.h"
+
+#include <cuda_runtime.h>
+#include "cuda_ok.h"
+
+static int	mutate = 0;
+static long checks = 0,
+			failures = 0;
+
+/* The reference: runs of equal keys, counted on each side. */
+template <typename Key>
+static int64_t
+reference(int mode, const std::vector<Key> &a, const std::vector<Key> &b)
+{
+	size_t		i = 0,
+				j = 0;
+	int64_t		common = 0,
+				lacking = 0;
+
+	while (i < a.size() || j < b.size())
+	{
+		Key			k = i < a.size() && (j >= b.size() || a[i] <= b[j]) ? a[i] : b[j];
+		int64_t		ca = 0,
+					cb = 0;
+
+		while (i < a.size() && a[i] == k)
+			i++, ca++;
+		while (j < b.size() && b[j] == k)
+			j++, cb++;
+		common += ca < cb ? ca : cb;
+		if (cb > ca)
+			lacking++;
+	}
+	if (mode == SETOPS_GPU_COUNT_OVERLAPS)
+		return common > 0;
+	if (mode == SETOPS_GPU_COUNT_CONTAINS)
+		return lacking > 0;		/* 0: b within a; the GPU's positive value is its own */
+	return common;
+}
+
+struct Case
+{
+	SetopsKeyType key_type;
+	int			mode;
+	std::vector<int64_t> a,
+				b;				/* keys, widened; narrowed on upload */
+	int			unsorted_arg;	/* 0, or the argument made out of order */
+	int64_t		unsorted_pos;
+	void	   *a_dev,
+			   *b_dev;
+	int64_t		expect;
+};
+
+static void
+fill(std::vector<int64_t> &v, int64_t n, SetopsKeyType kt, int salt)
+{
+	TestShape	shape = (TestShape) (testgen_rnd() % SHAPE_COUNT);
+
+	v.resize(n);
+	if (n == 0)
+		return;
+	if (kt == SETOPS_KEY_INT32)
+	{
+		std::vector<int32_t> t(n);
+
+		testgen_i32(t.data(), n, shape, salt);
+		for (int64_t i = 0; i < n; i++)
+			v[i] = t[i];
+	}
+	else
+		testgen_i64(v.data(), n, shape, salt);
+}
+
+/* A size on or one off a multiple of the count tile, or a random one. */
+static int64_t
+pick_size(int tile, int64_t most)
+{
+	switch (testgen_rnd() % 4)
+	{
+		case 0:
+			return testgen_range(0, most);
+		case 1:
+			return testgen_range(0, 3) * tile + testgen_range(-1, 1) + (tile > 1 ? tile : 1);
+		case 2:
+			return testgen_range(0, 40);
+		default:
+			return testgen_range(0, tile * 2);
+	}
+}
+
+static void *
+upload(const std::vector<int64_t> &v, SetopsKeyType kt)
+{
+	size_t		ks = kt == SETOPS_KEY_INT32 ? 4 : 8;
+	void	   *dev = NULL;
+	char		err[SETOPS_GPU_ERRLEN];
+	std::vector<int32_t> narrow;
+	const void *src = v.data();
+
+	if (kt == SETOPS_KEY_INT32)
+	{
+		narrow.assign(v.begin(), v.end());
+		src = narrow.data();
+	}
+	/* an empty input still has a place on the device, as a cached one does */
+	if (setops_gpu_buffer_alloc(v.size() * ks + 16, &dev, err, sizeof(err)) != SETOPS_GPU_OK)
+	{
+		fprintf(stderr, "buffer: %s\n", err);
+		exit(2);
+	}
+	if (!v.empty())
+		CUDA_OK(cudaMemcpy(dev, src, v.size() * ks, cudaMemcpyHostToDevice));
+	return dev;
+}
+
+static void
+make_case(Case &c, int k, int nbatch, bool full)
+{
+	int			tile;
+	int64_t		most = full ? 200000 : 30000;
+
+	c.key_type = testgen_rnd() % 2 ? SETOPS_KEY_INT32 : SETOPS_KEY_INT64;
+	c.mode = SETOPS_GPU_COUNT_INTERSECT + (int) (testgen_rnd() % 3);
+	tile = setops_gpu_count_tile_keys(c.key_type);
+	c.unsorted_arg = 0;
+	c.unsorted_pos = -1;
+	if (k == 0)
+	{
+		/* one long run crossing several tiles, on both sides */
+		int64_t		na = 3 * (int64_t) tile + 1,
+					nb = 2 * (int64_t) tile - 1;
+
+		c.a.assign(na, 7);
+		c.b.assign(nb, 7);
+		c.b[0] = 6;
+	}
+	else if (k == 1)
+	{
+		/* skewed: the skew path's, alone */
+		fill(c.a, 12, c.key_type, k);
+		fill(c.b, full ? 2000000 : 400000, c.key_type, k);
+	}
+	else if (k == 2)
+	{
+		c.a.clear();
+		fill(c.b, testgen_range(0, 5), c.key_type, k);
+	}
+	else if (k == nbatch - 1)
+	{
+		/* out of order at a random place of one argument */
+		fill(c.a, pick_size(tile, most) + 2, c.key_type, k);
+		fill(c.b, pick_size(tile, most) + 2, c.key_type, k);
+		std::vector<int64_t> &v = testgen_rnd() % 2 ? c.a : c.b;
+		int64_t		pos = testgen_range(1, (int64_t) v.size() - 1);
+		int64_t		top = c.key_type == SETOPS_KEY_INT32 ? INT_MAX : INT64_MAX;
+
+		v[pos - 1] = top;
+		v[pos] = top - 1;
+		for (int64_t i = pos + 1; i < (int64_t) v.size(); i++)
+			v[i] = top;
+		c.unsorted_arg = &v == &c.a ? 1 : 2;
+		c.unsorted_pos = pos;
+		/* (overlaps may answer yes on a common key before it reads the break) */
+		if (c.mode == SETOPS_GPU_COUNT_OVERLAPS)
+			c.mode = SETOPS_GPU_COUNT_INTERSECT;
+	}
+	else
+	{
+		fill(c.a, pick_size(tile, most), c.key_type, k);
+		fill(c.b, pick_size(tile, most), c.key_type, k);
+		/* half the time the b side is a's own keys thinned, so that
+		 * contains and long common runs come up */
+		if (testgen_rnd() % 2 && !c.a.empty())
+		{
+			std::vector<int64_t> t;
+
+			for (size_t i = 0; i < c.a.size(); i++)
+				if (testgen_rnd() % 3)
+					t.push_back(c.a[i]);
+			c.b = t;
+		}
+	}
+	c.a_dev = upload(c.a, c.key_type);
+	c.b_dev = upload(c.b, c.key_type);
+	c.expect = reference<int64_t>(c.mode, c.a, c.b);
+}
+
+static void
+args_of(SetopsGpuSetopArgs *x, const Case &c)
+{
+	memset(x, 0, sizeof(*x));
+	x->op = SETOPS_OP_INTERSECT;
+	x->key_type = c.key_type;
+	x->a_dev = c.a_dev;
+	x->na = (int64_t) c.a.size();
+	x->b_dev = c.b_dev;
+	x->nb = (int64_t) c.b.size();
+	x->count_mode = c.mode;
+	/* the service knows a cached array's order: only the unsorted one is unknown */
+	x->inputs_sorted = c.unsorted_arg == 0 && testgen_rnd() % 2;
+}
+
+static bool
+answer_ok(const Case &c, const SetopsGpuSetopArgs *x, SetopsGpuStatus st, int64_t expect,
+		  const char *how, char *err)
+{
+	bool		ok;
+
+	checks++;
+	if (st != SETOPS_GPU_OK)
+	{
+		printf("FAIL %s: status %d (%s), key %d mode %d na %zu nb %zu\n", how, (int) st, err,
+			   (int) c.key_type, c.mode, c.a.size(), c.b.size());
+		return false;
+	}
+	if (c.unsorted_arg)
+		ok = x->unsorted_arg == c.unsorted_arg && x->unsorted_pos == c.unsorted_pos;
+	else if (c.mode == SETOPS_GPU_COUNT_CONTAINS)
+		ok = x->unsorted_arg == 0 && (x->out_count > 0) == (expect > 0);
+	else
+		ok = x->unsorted_arg == 0 && x->out_count == expect;
+	if (!ok)
+		printf("FAIL %s: key %d mode %d na %zu nb %zu: got %" PRId64 " (unsorted %d at %" PRId64
+			   "), expected %" PRId64 " (unsorted %d at %" PRId64 ")\n",
+			   how, (int) c.key_type, c.mode, c.a.size(), c.b.size(), x->out_count,
+			   x->unsorted_arg, x->unsorted_pos, expect, c.unsorted_arg, c.unsorted_pos);
+	return ok;
+}
+
+int
+main(int argc, char **argv)
+{
+	bool		full = argc > 1 && strcmp(argv[1], "full") == 0;
+	int			batches = full ? 200 : 40;
+	char		err[SETOPS_GPU_ERRLEN];
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--mutate") == 0)
+			mutate = 1;
+	if (setops_gpu_device_count(err, sizeof(err)) < 1)
+	{
+		fprintf(stderr, "count_many_test: no GPU: %s\n", err);
+		return 2;
+	}
+	for (int bi = 0; bi < batches; bi++)
+	{
+		int			n = bi % 5 == 0 ? SETOPS_GPU_MANY : (int) testgen_range(4, SETOPS_GPU_MANY);
+		std::vector<Case> cases(n);
+		std::vector<SetopsGpuSetopArgs> args(n);
+		std::vector<SetopsGpuSetopArgs *> ptrs(n);
+		std::vector<SetopsGpuStatus> st(n);
+		static char errs[SETOPS_GPU_MANY][SETOPS_GPU_ERRLEN];
+
+		for (int k = 0; k < n; k++)
+		{
+			make_case(cases[k], k, n, full);
+			args_of(&args[k], cases[k]);
+			ptrs[k] = &args[k];
+		}
+		setops_gpu_count_many(ptrs.data(), n, st.data(), errs);
+		for (int k = 0; k < n; k++)
+		{
+			int64_t		expect = cases[k].expect + (mutate && k == bi % n ? 1 : 0);
+			SetopsGpuSetopArgs alone;
+			SetopsGpuStatus sa;
+
+			if (!answer_ok(cases[k], &args[k], st[k], expect, "shared", errs[k]))
+				failures++;
+			/* the same count alone */
+			alone = args[k];
+			sa = setops_gpu_setop(&alone, err, sizeof(err));
+			if (!answer_ok(cases[k], &alone, sa, expect, "alone", err))
+				failures++;
+		}
+		for (int k = 0; k < n; k++)
+		{
+			setops_gpu_buffer_free(cases[k].a_dev);
+			setops_gpu_buffer_free(cases[k].b_dev);
+		}
+	}
+	printf("count_many_test%s: %d batches, %ld answer checks (shared trip and alone), "
+		   "%ld failures%s\n", mutate ? " --mutate" : "", batches, checks, failures,
+		   mutate ? " (a mutated reference: failures expected)" : "");
+	return failures ? 1 : 0;
+}
