@@ -14,8 +14,8 @@
 #      setops_last_timing().gpu set, and the service's request counters
 #      grow.  An answer from the CPU engine (auto's fallback) is not a
 #      recovery: a GPU that stays unavailable fails the check.
-# The service is found as the cluster's own postmaster's child (the pid in
-# data_directory/postmaster.pid), never by name across the machine.
+# The service is found as the cluster's own postmaster's child (the
+# checkpointer's parent), never by name across the machine.
 # SETOPS_TEST_MUTATE=recovery plants a defect, and the run must then fail:
 # the recovery's requests are answered by the CPU engine (setops.device =
 # cpu), right answers as auto's fallback gives them while the GPU stays
@@ -34,7 +34,8 @@ psql -X -c 'SELECT * FROM setops_devices()'
 ndev=$(psql -XAtq -c 'SELECT count(*) FROM setops_devices()' 2>/dev/null)
 [ "${ndev:-0}" -gt 0 ] || { echo "FAILED: no GPU service device (setops preloaded? a GPU or setops.service_emulate?)"; exit 1; }
 # this cluster's GPU service: the postmaster's child of that title
-postmaster=$(head -1 "$(psql -XAtq -c 'SHOW data_directory')/postmaster.pid")
+# (the checkpointer's parent: no read of the data directory needed)
+postmaster=$(ps -o ppid= -p "$(psql -XAtq -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'")" | tr -d ' ')
 service_pid() { ps -o pid=,args= --ppid "$postmaster" | awk '/setops GPU service/ { print $1; exit }'; }
 old_pid=$(service_pid)
 [ -n "$old_pid" ] || { echo "FAILED: no GPU service process under postmaster $postmaster"; exit 1; }
@@ -81,9 +82,15 @@ sleep 6
 t0=$(date +%s%N)
 kill -TERM "$old_pid" && echo "service (pid $old_pid) sent SIGTERM"
 # a request in flight fails at once; a session between requests waits for
-# the restarted service and goes on: stop it after 20 s either way
+# the restarted service and goes on: stop it after 3 calls that ended after
+# the SIGTERM, or 20 s, either way
+ended_after() {
+	awk -v t0=$((t0 / 1000000)) '/NOTICE:  call [0-9]+ done at/ { if ($NF > t0) n++ } END { print n + 0 }' \
+		"$OUT/service_stop_session.log"
+}
 for i in $(seq 1 200); do
 	kill -0 $session 2>/dev/null || break
+	[ "$(ended_after)" -ge 3 ] && break
 	sleep 0.1
 done
 kill -0 $session 2>/dev/null && psql -XAtq -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%array_union_gpu(a, a)%' AND pid <> pg_backend_pid()" >/dev/null
@@ -93,8 +100,7 @@ echo "the session ended $(( (t1 - t0) / 1000000 )) ms after the service was stop
 grep -v 'NOTICE:  call' "$OUT/service_stop_session.log"
 # calls that ended after the SIGTERM: the session was between two requests
 # and went on through the restarted service (then was stopped by the loop)
-went_on=$(awk -v t0=$((t0 / 1000000)) '/NOTICE:  call [0-9]+ done at/ { if ($NF > t0) n++ } END { print n + 0 }' \
-	"$OUT/service_stop_session.log")
+went_on=$(ended_after)
 echo "calls ended after the SIGTERM: $went_on"
 if grep -q 'the setops GPU service stopped while serving this request\|the setops GPU service restarted\|the setops GPU service is restarting\|the setops GPU service is not running' "$OUT/service_stop_session.log"; then
 	echo "a request in flight: a clean error"
