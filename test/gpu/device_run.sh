@@ -39,7 +39,7 @@
 #              (after load with LOAD_BENCH_KEEP=1: test/gpu/pg_batched_memory.sh)
 #
 # Every PostgreSQL step fails when the GPU service lists fewer devices than
-# nvidia-smi (checked before each step).  SETOPS_TEST_MUTATE (status,
+# nvidia-smi (checked before each step).  SETOPS_TEST_MUTATE (1, or status,
 # cancel, recovery) passes to pgchecks, service and batchedmem: it plants a
 # defect each of their checks must catch, so those steps must then fail.
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every

@@ -9,14 +9,14 @@
 # (load_bench.e_20k, computed before the load): a wrong one is an ERROR
 # that aborts its client; pgbench must report all 12,800 processed and
 # none failed.
-# SETOPS_TEST_MUTATE=status plants a defect, and the run must then fail:
+# SETOPS_TEST_MUTATE=status (or 1) plants a defect, and the run must then fail:
 # the answers for rows (1, 1) are compared with a count one too high.
 set -uo pipefail
 mutate=${SETOPS_TEST_MUTATE:-}
-case $mutate in ''|status) ;; *) echo "unknown SETOPS_TEST_MUTATE=$mutate (status)"; exit 2 ;; esac
+case $mutate in ''|1|status) ;; *) echo "unknown SETOPS_TEST_MUTATE=$mutate (status, or 1)"; exit 2 ;; esac
 [ -n "$mutate" ] && echo "SETOPS_TEST_MUTATE=$mutate: a defect is planted, this run must fail"
 planted=0
-[ "$mutate" = status ] && planted='CASE WHEN e.i = 1 AND e.j = 1 THEN 1 ELSE 0 END'
+[ -n "$mutate" ] && planted='CASE WHEN e.i = 1 AND e.j = 1 THEN 1 ELSE 0 END'
 script=$(mktemp /tmp/batched.XXXXXX.sql)
 chmod 644 "$script"
 trap 'rm -f "$script"' EXIT

@@ -16,13 +16,15 @@
 #      before the cancel is a failure, not a pass.
 # SETOPS_TEST_MUTATE plants a defect, and the run must then fail:
 #   status   one call's answer in 10,000 is counted as a wrong one;
-#   cancel   the cancel is sent only after the call completed.
+#   cancel   the cancel is sent only after the call completed;
+#   1        both.
 # Exits non-zero when a check fails.
 set -uo pipefail
 OUT=${OUT:-/tmp/setops-out}
 mkdir -p "$OUT"
 mutate=${SETOPS_TEST_MUTATE:-}
-case $mutate in ''|status|cancel) ;; *) echo "unknown SETOPS_TEST_MUTATE=$mutate (status, cancel)"; exit 2 ;; esac
+case $mutate in ''|1|status|cancel) ;; *) echo "unknown SETOPS_TEST_MUTATE=$mutate (status, cancel; 1: both)"; exit 2 ;; esac
+plant() { [ "$mutate" = 1 ] || [ "$mutate" = "$1" ]; }
 [ -n "$mutate" ] && echo "SETOPS_TEST_MUTATE=$mutate: a defect is planted, this run must fail"
 status=0
 
@@ -33,7 +35,7 @@ echo "the GPU service lists ${ndev:-0} device(s)$([ "${emulated:-0}" -gt 0 ] && 
 [ "${ndev:-0}" -gt 0 ] || { echo "FAILED: no GPU service device (setops preloaded? a GPU or setops.service_emulate?)"; exit 1; }
 
 # 1. 10,000 calls: every answer and where it ran, device memory flat
-psql -X -q -v ON_ERROR_STOP=1 -v mutate="$mutate" <<'SQL' || { echo "FAILED: 10,000 calls"; status=1; }
+psql -X -q -v ON_ERROR_STOP=1 -v mutate="$(plant status && echo status)" <<'SQL' || { echo "FAILED: 10,000 calls"; status=1; }
 SELECT set_config('gpu_checks.mutate', :'mutate', false) \g /dev/null
 DO $$
 DECLARE
@@ -144,7 +146,7 @@ done
 sent=
 if [ -n "$target" ]; then
 	read -r pid started expected_ms <<<"$target"
-	if [ "$mutate" = cancel ]; then
+	if plant cancel; then
 		# planted: the cancel goes only after the call completed
 		for _ in $(seq 1200); do grep -q COMPLETED "$log" && break; sleep 0.1; done
 	else

@@ -16,7 +16,7 @@
 #      recovery: a GPU that stays unavailable fails the check.
 # The service is found as the cluster's own postmaster's child (the
 # checkpointer's parent), never by name across the machine.
-# SETOPS_TEST_MUTATE=recovery plants a defect, and the run must then fail:
+# SETOPS_TEST_MUTATE=recovery (or 1) plants a defect, and the run must then fail:
 # the recovery's requests are answered by the CPU engine (setops.device =
 # cpu), right answers as auto's fallback gives them while the GPU stays
 # unavailable.
@@ -25,7 +25,8 @@ set -uo pipefail
 OUT=${OUT:-/tmp/setops-out}
 mkdir -p "$OUT"
 mutate=${SETOPS_TEST_MUTATE:-}
-case $mutate in ''|recovery) ;; *) echo "unknown SETOPS_TEST_MUTATE=$mutate (recovery)"; exit 2 ;; esac
+case $mutate in ''|1|recovery) ;; *) echo "unknown SETOPS_TEST_MUTATE=$mutate (recovery, or 1)"; exit 2 ;; esac
+[ "$mutate" = 1 ] && mutate=recovery
 [ -n "$mutate" ] && echo "SETOPS_TEST_MUTATE=$mutate: a defect is planted, this run must fail"
 status=0
 
