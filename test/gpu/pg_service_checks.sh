@@ -46,8 +46,8 @@ echo "GPU service: pid $old_pid (postmaster $postmaster), $ndev device(s)"
 # as psql's \timing sees it: parse, plan, the call, the answer), next to
 # the same first call on the CPU engine
 first_call() {		# device
-	local ms=() i t
-	for i in $(seq 1 10); do
+	local ms=() t
+	for _ in $(seq 1 10); do
 		t=$(psql -XAtq -c "SET setops.device = $1" -c '\timing on' \
 			-c "SELECT array_intersect_gpu('{1,2,2,3,5,8,13}'::int4[], '{2,3,4,5,6,7,8}'::int4[])" |
 			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
@@ -89,7 +89,7 @@ ended_after() {
 	awk -v t0=$((t0 / 1000000)) '/NOTICE:  call [0-9]+ done at/ { if ($NF > t0) n++ } END { print n + 0 }' \
 		"$OUT/service_stop_session.log"
 }
-for i in $(seq 1 200); do
+for _ in $(seq 1 200); do
 	kill -0 $session 2>/dev/null || break
 	[ "$(ended_after)" -ge 3 ] && break
 	sleep 0.1
