@@ -14,7 +14,12 @@
 #   3. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh);
 #   4. the distributed suite on a sharded cluster of its own, a coordinator
 #      and two shards (test/shard/run.sh: postgres_fdw, PL/Proxy, a shard
-#      stopped mid-query), in cpu and auto mode.
+#      stopped mid-query), in cpu and auto mode;
+#   5. without a GPU, on the GPU service emulated by the CPU engine: the
+#      suites of 2 in gpu mode, many sessions at once
+#      (test/service/concurrency.sh), the GPU machine's pgchecks and
+#      service steps (test/gpu/pg_gpu_checks.sh, pg_service_checks.sh) and
+#      the sharded suite in gpu mode.
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
@@ -103,6 +108,13 @@ if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 		SETOPS_SERVER_CONF="setops.gpu_cache_size = 2MB" start_cluster
 	run_modes " (GPU service, emulated)" gpu
 	run_suite "many sessions at once through the GPU service (emulated)" bash test/service/concurrency.sh
+	# the GPU machine's pgchecks and service steps, their checks as there:
+	# 10,000 calls each answer checked, a cancel in flight; the service
+	# stopped mid-request and its recovery (it must answer as the "GPU")
+	run_suite "10,000 calls checked; cancel in flight (GPU service, emulated)" \
+		env OUT="$CLUSTER_DIR/gpu-checks" bash test/gpu/pg_gpu_checks.sh
+	run_suite "the service stopped mid-request, and its recovery (GPU service, emulated)" \
+		env OUT="$CLUSTER_DIR/gpu-checks" bash test/gpu/pg_service_checks.sh
 	modes="$modes, gpu through the GPU service (emulated)"
 	# each of the three servers with a GPU service of its own
 	SETOPS_SHARD_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \

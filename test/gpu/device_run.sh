@@ -25,15 +25,23 @@
 #              encoder's (test/gpu/packed_bench)
 #   pg         every suite inside PostgreSQL with setops.device = gpu, auto
 #              (PG_MODES="gpu" or "auto": one of them)
-#   pgchecks   device memory flat over 10,000 calls; cancel within 100 ms
+#   pgchecks   10,000 calls, each answer checked and run on a GPU, device
+#              memory flat; a cancel in flight (not after completion) within
+#              100 ms (test/gpu/pg_gpu_checks.sh)
 #   service    GPU service: first answer on a fresh connection; the service
-#              stopped mid-request gives a clean error and comes back
+#              stopped mid-request gives a clean error and comes back, its
+#              next requests on a GPU (test/gpu/pg_service_checks.sh)
 #   load       the GPU at load (test/bench/load_bench.sh, LOAD_BENCH_RUN=quick
 #              or full): pgbench at many clients, cpu / gpu / auto, one GPU
 #              and all, answers checked
 #   batchedmem device memory flat across 12,800 counts of cached rows from
-#              64 clients, many sharing launches (after load with
-#              LOAD_BENCH_KEEP=1: test/gpu/pg_batched_memory.sh)
+#              64 clients, many sharing launches, every answer checked
+#              (after load with LOAD_BENCH_KEEP=1: test/gpu/pg_batched_memory.sh)
+#
+# Every PostgreSQL step fails when the GPU service lists fewer devices than
+# nvidia-smi (checked before each step).  SETOPS_TEST_MUTATE (1, or status,
+# cancel, recovery) passes to pgchecks, service and batchedmem: it plants a
+# defect each of their checks must catch, so those steps must then fail.
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every
 #              answer checked against the CPU engine, device memory flat
 #   batch      segmented batches and reductions against the CPU engine
@@ -135,22 +143,21 @@ suites() {	# name regress tap-files
 }
 
 pg_start() {
-	[ $pg_up = 1 ] && return 0
-	# the GPU service owns the GPU: setops is preloaded
-	# (connections for the load benchmark's 128 clients)
-	export PGB_SERVER_OPTS="-c shared_preload_libraries=setops -c max_connections=300 ${PGB_SERVER_OPTS:-}"
-	# shellcheck disable=SC1091
-	source .pgb/pg-start.sh || return 1
+	if [ $pg_up = 0 ]; then
+		# the GPU service owns the GPU: setops is preloaded
+		# (connections for the load benchmark's 128 clients)
+		export PGB_SERVER_OPTS="-c shared_preload_libraries=setops -c max_connections=300 ${PGB_SERVER_OPTS:-}"
+		# shellcheck disable=SC1091
+		source .pgb/pg-start.sh || return 1
+		pg_up=1
+	fi
+	# before every PostgreSQL step (a GPU may go missing after the first):
 	# wait for the service's CUDA context (setops_devices waits up to 30 s);
 	# on a GPU machine a service without its GPUs is a failure, not a pass
 	local n
 	n=$(psql -XAtq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'SELECT count(*) FROM setops_devices()' | tail -1)
-	echo "$n"
-	if [ "${n:-0}" -lt "$(nvidia-smi -L | grep -c '^GPU')" ]; then
-		echo "the GPU service lists ${n:-no} device(s); nvidia-smi lists $(nvidia-smi -L | grep -c '^GPU')"
-		return 1
-	fi
-	pg_up=1
+	echo "the GPU service lists ${n:-no} device(s); nvidia-smi lists $(nvidia-smi -L | grep -c '^GPU')"
+	[ "${n:-0}" -ge "$(nvidia-smi -L | grep -c '^GPU')" ]
 }
 
 for s in "$@"; do

@@ -1,26 +1,53 @@
 #!/usr/bin/env bash
-# GPU service checks, run on the GPU machine with a cluster up and setops
-# preloaded (test/gpu/device_run.sh service):
+# GPU service checks, run with a cluster up and setops preloaded
+# (test/gpu/device_run.sh service on the GPU machine; on a machine without a
+# GPU against the emulated service, setops.service_emulate = on):
 #   1. the first GPU answer on a fresh connection: no CUDA context to
 #      create in the backend (before the service: 0.2-0.4 s);
 #   2. the service stopped while a session runs requests in a loop: a
 #      request in flight gets a clean ERROR; a session between two requests
 #      goes on through the restarted service (calls that end after the
-#      SIGTERM show it); never a hang; the restarted service answers again.
-# Exits non-zero when either fails.
+#      SIGTERM show it); never a hang;
+#   3. recovery: the service comes back as a new process with as many
+#      devices as before, and requests after it run on a GPU: in gpu mode
+#      and in auto mode (above setops.gpu_min_elements), each answer right,
+#      setops_last_timing().gpu set, and the service's request counters
+#      grow.  An answer from the CPU engine (auto's fallback) is not a
+#      recovery: a GPU that stays unavailable fails the check.
+# The service is found as the cluster's own postmaster's child (the
+# checkpointer's parent), never by name across the machine.
+# SETOPS_TEST_MUTATE=recovery (or 1) plants a defect, and the run must then fail:
+# the recovery's requests are answered by the CPU engine (setops.device =
+# cpu), right answers as auto's fallback gives them while the GPU stays
+# unavailable.
+# Exits non-zero when a check fails.
 set -uo pipefail
 OUT=${OUT:-/tmp/setops-out}
+mkdir -p "$OUT"
+mutate=${SETOPS_TEST_MUTATE:-}
+case $mutate in ''|1|recovery) ;; *) echo "unknown SETOPS_TEST_MUTATE=$mutate (recovery, or 1)"; exit 2 ;; esac
+[ "$mutate" = 1 ] && mutate=recovery
+[ -n "$mutate" ] && echo "SETOPS_TEST_MUTATE=$mutate: a defect is planted, this run must fail"
 status=0
 
 psql -Xq -c 'CREATE EXTENSION IF NOT EXISTS setops'
 psql -X -c 'SELECT * FROM setops_devices()'
+ndev=$(psql -XAtq -c 'SELECT count(*) FROM setops_devices()' 2>/dev/null)
+[ "${ndev:-0}" -gt 0 ] || { echo "FAILED: no GPU service device (setops preloaded? a GPU or setops.service_emulate?)"; exit 1; }
+# this cluster's GPU service: the postmaster's child of that title
+# (the checkpointer's parent: no read of the data directory needed)
+postmaster=$(ps -o ppid= -p "$(psql -XAtq -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'")" | tr -d ' ')
+service_pid() { ps -o pid=,args= --ppid "$postmaster" | awk '/setops GPU service/ { print $1; exit }'; }
+old_pid=$(service_pid)
+[ -n "$old_pid" ] || { echo "FAILED: no GPU service process under postmaster $postmaster"; exit 1; }
+echo "GPU service: pid $old_pid (postmaster $postmaster), $ndev device(s)"
 
 # 1. ten fresh connections, each timing its first GPU call (the statement
 # as psql's \timing sees it: parse, plan, the call, the answer), next to
 # the same first call on the CPU engine
 first_call() {		# device
-	local ms=() i t
-	for i in $(seq 1 10); do
+	local ms=() t
+	for _ in $(seq 1 10); do
 		t=$(psql -XAtq -c "SET setops.device = $1" -c '\timing on' \
 			-c "SELECT array_intersect_gpu('{1,2,2,3,5,8,13}'::int4[], '{2,3,4,5,6,7,8}'::int4[])" |
 			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
@@ -54,11 +81,17 @@ SQL
 session=$!
 sleep 6
 t0=$(date +%s%N)
-pkill -TERM -f '^postgres: setops GPU service' && echo "service sent SIGTERM"
+kill -TERM "$old_pid" && echo "service (pid $old_pid) sent SIGTERM"
 # a request in flight fails at once; a session between requests waits for
-# the restarted service and goes on: stop it after 20 s either way
-for i in $(seq 1 200); do
+# the restarted service and goes on: stop it after 3 calls that ended after
+# the SIGTERM, or 20 s, either way
+ended_after() {
+	awk -v t0=$((t0 / 1000000)) '/NOTICE:  call [0-9]+ done at/ { if ($NF > t0) n++ } END { print n + 0 }' \
+		"$OUT/service_stop_session.log"
+}
+for _ in $(seq 1 200); do
 	kill -0 $session 2>/dev/null || break
+	[ "$(ended_after)" -ge 3 ] && break
 	sleep 0.1
 done
 kill -0 $session 2>/dev/null && psql -XAtq -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%array_union_gpu(a, a)%' AND pid <> pg_backend_pid()" >/dev/null
@@ -68,8 +101,7 @@ echo "the session ended $(( (t1 - t0) / 1000000 )) ms after the service was stop
 grep -v 'NOTICE:  call' "$OUT/service_stop_session.log"
 # calls that ended after the SIGTERM: the session was between two requests
 # and went on through the restarted service (then was stopped by the loop)
-went_on=$(awk -v t0=$((t0 / 1000000)) '/NOTICE:  call [0-9]+ done at/ { if ($NF > t0) n++ } END { print n + 0 }' \
-	"$OUT/service_stop_session.log")
+went_on=$(ended_after)
 echo "calls ended after the SIGTERM: $went_on"
 if grep -q 'the setops GPU service stopped while serving this request\|the setops GPU service restarted\|the setops GPU service is restarting\|the setops GPU service is not running' "$OUT/service_stop_session.log"; then
 	echo "a request in flight: a clean error"
@@ -79,9 +111,69 @@ else
 	echo "FAILED: neither a clean error nor a session that went on"
 	status=1
 fi
-sleep 3
-answer=$(psql -XAt -c 'SET setops.device = gpu' -c "SELECT array_union_gpu('{1,3}'::int4[], '{2,3}'::int4[])" 2>&1)
-echo "after the restart: $answer"
-echo "$answer" | grep -q '{1,2,3}' && echo "the restarted service answers" ||
-	{ echo "FAILED: the service did not come back"; status=1; }
+
+# 3. recovery: wait up to 30 s for a request in gpu mode to succeed, then
+# every request must run on a GPU, in gpu and in auto mode
+back=
+for _ in $(seq 60); do
+	back=$(timeout 40 psql -XAtq -c 'SET setops.device = gpu' -c "SELECT array_union_gpu('{1,3}'::int4[], '{2,3}'::int4[])" 2>&1)
+	[ "$back" = '{1,2,3}' ] && break
+	sleep 0.5
+done
+echo "a request in gpu mode after the restart: $back"
+new_pid=$(service_pid)
+ndev1=$(timeout 40 psql -XAtq -c 'SELECT count(*) FROM setops_devices()' 2>/dev/null)
+req0=$(psql -XAtq -c 'SELECT coalesce(sum(requests), 0) FROM setops_service_stats()' 2>/dev/null)
+# three calls in each mode, 300,000 elements (auto sends them to a GPU
+# first, from setops.gpu_min_elements); each answer and where it ran
+probe=$(timeout 120 psql -XAtq -v mutate="$mutate" 2>&1 <<'SQL'
+SELECT set_config('service_checks.mutate', :'mutate', false) \g /dev/null
+DO $$
+DECLARE
+    a int4[] := (SELECT array_agg(i) FROM generate_series(1, 300000, 2) i);
+    b int4[] := (SELECT array_agg(i) FROM generate_series(1, 300000, 3) i);
+    ref int4[];
+    r int4[];
+    t record;
+    m text;
+BEGIN
+    PERFORM set_config('setops.device', 'cpu', true);
+    ref := array_intersect_gpu(a, b);
+    FOREACH m IN ARRAY ARRAY['gpu', 'auto'] LOOP
+        -- planted (recovery): the requests answered by the CPU engine, as
+        -- auto's fallback answers while the GPU stays unavailable
+        PERFORM set_config('setops.device', CASE current_setting('service_checks.mutate')
+                                            WHEN 'recovery' THEN 'cpu' ELSE m END, true);
+        FOR k IN 1 .. 3 LOOP
+            BEGIN
+                r := array_intersect_gpu(a, b);
+                SELECT gpu, reason INTO t FROM setops_last_timing();
+                RAISE NOTICE 'probe % %: answer %, gpu %, reason %', m, k,
+                    CASE WHEN r = ref THEN 'right' ELSE 'WRONG' END, coalesce(t.gpu::text, 'none'), t.reason;
+            EXCEPTION WHEN OTHERS THEN
+                RAISE NOTICE 'probe % %: ERROR %', m, k, SQLERRM;
+            END;
+        END LOOP;
+    END LOOP;
+END $$;
+SQL
+)
+req1=$(psql -XAtq -c 'SELECT coalesce(sum(requests), 0) FROM setops_service_stats()' 2>/dev/null)
+echo "$probe" | sed 's/^NOTICE:  //'
+echo "after the restart: service pid ${new_pid:-none} (was $old_pid), ${ndev1:-no} device(s) (were $ndev), service requests ${req0:-?} -> ${req1:-?}"
+on_gpu=$(echo "$probe" | grep -c 'answer right, gpu [0-9]')
+if [ "$back" != '{1,2,3}' ]; then
+	echo "FAILED: the service did not come back within 30 s"; status=1
+elif [ -z "$new_pid" ] || [ "$new_pid" = "$old_pid" ]; then
+	echo "FAILED: no new service process"; status=1
+elif [ "${ndev1:-0}" -lt "$ndev" ]; then
+	echo "FAILED: the restarted service lists fewer devices"; status=1
+elif [ "$on_gpu" -ne 6 ]; then
+	echo "FAILED: $on_gpu of 6 requests after the restart were answered right on a GPU (the CPU engine's answers are not a recovery)"; status=1
+elif [ "$((${req1:-0} - ${req0:-0}))" -lt 6 ]; then
+	echo "FAILED: the service's request counters grew by $((${req1:-0} - ${req0:-0})), not at least 6"; status=1
+else
+	echo "the restarted service answers: 6 of 6 requests right on a GPU"
+fi
+[ $status = 0 ] && echo "pg_service_checks: passed" || echo "pg_service_checks: FAILED"
 exit $status
