@@ -20,6 +20,8 @@
  */
 #include "postgres.h"
 
+#include <time.h>
+
 #include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
@@ -313,11 +315,22 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * Under auto the plan follows what this backend measured: for each kind
  * of call (count or operation, arguments stored or held) and size (the
  * inputs' total, by powers of two), the time from the decision to the
- * answer on each engine, a moving average.  It so counts what the engine
- * alone would not: the GPU service's queue and transfers, arguments the
- * device cache already holds, reading stored arguments for the CPU, and a
- * busy CPU.  Under load the two averages meet and calls go to both
- * engines.  Until both are known, the rule of setops.gpu_min_elements
+ * answer on each engine, and the CPU time this backend spent on it,
+ * moving averages.  The wall time counts what the engine alone would not:
+ * the GPU service's queue and transfers, arguments the device cache
+ * already holds, reading stored arguments for the CPU, and a busy CPU.
+ *
+ * Which average decides depends on the machine's CPUs (sampled from
+ * /proc/stat at most every ROUTE_LOAD_MS):
+ *   - with idle CPUs, the wall time: a call goes where it is answered
+ *     sooner, so that while the GPU's queue is short calls go there, and
+ *     as it grows the CPU engine takes the calls it answers sooner (both
+ *     engines at work);
+ *   - with every CPU busy (ROUTE_BUSY of their time), the CPU time: each
+ *     CPU millisecond one call takes is one the other sessions lose, and
+ *     a call waiting for the GPU takes almost none, so the engine that
+ *     costs the CPUs less serves more calls in all.
+ * Until both averages are known, the rule of setops.gpu_min_elements
  * decides, and near its threshold (within 8 times) a call now and then
  * tries the other engine; once both are known, the slower one is still
  * tried at times, rarely enough that trying costs under 2% of the time.
@@ -326,6 +339,8 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 #define ROUTE_MIN_ELEMENTS 4096		/* fewer: never worth a trip to the GPU */
 #define ROUTE_ALPHA 0.2				/* weight of a new measurement */
 #define ROUTE_KNOWN 3				/* calls before an average decides (the first not counted) */
+#define ROUTE_LOAD_MS 100			/* how often the CPUs' load is sampled */
+#define ROUTE_BUSY 0.9				/* the CPUs' busy share from which their time decides */
 
 typedef enum RouteKind
 {
@@ -335,7 +350,8 @@ typedef enum RouteKind
 
 typedef struct RouteAverage
 {
-	double		ms;
+	double		ms;				/* decision to answer */
+	double		cpu_ms;			/* this backend's CPU time in it */
 	int			n;
 } RouteAverage;
 
@@ -348,12 +364,63 @@ typedef struct RoutePlan
 	bool		learn;			/* auto: the time goes into the averages */
 	RouteAverage *avg;			/* this call's pair of averages */
 	double		t0;
+	double		cpu0;
 } RoutePlan;
 
 static bool
 route_chance(double p)
 {
 	return pg_prng_double(&pg_global_prng_state) < p;
+}
+
+/* This backend's CPU time, milliseconds. */
+static double
+route_cpu_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Whether the machine's CPUs were busy ROUTE_BUSY of the time since the
+ * last sample (all of them, from /proc/stat's first line; false where it
+ * cannot be read).
+ */
+static bool
+route_cpus_busy(double now)
+{
+	static double sampled_at = -1e9;
+	static unsigned long long last_busy,
+				last_total;
+	static bool busy = false;
+	unsigned long long v[8] = {0};
+	unsigned long long b,
+				t;
+	FILE	   *f;
+	int			got;
+
+	if (now - sampled_at < ROUTE_LOAD_MS)
+		return busy;
+	sampled_at = now;
+	f = fopen("/proc/stat", "r");
+	if (f == NULL)
+		return busy = false;
+	/* user nice system idle iowait irq softirq steal */
+	got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+				 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (got < 4)
+		return busy = false;
+	b = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	t = b + v[3] + v[4];
+	busy = t > last_total && last_total > 0 &&
+		(double) (b - last_busy) >= ROUTE_BUSY * (double) (t - last_total);
+	last_busy = b;
+	last_total = t;
+	return busy;
 }
 
 /* The plan for a call of kind on a and b (ERRORs in gpu mode without a GPU). */
@@ -388,25 +455,30 @@ route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys 
 		return;
 	}
 	plan->learn = true;
+	plan->cpu0 = route_cpu_ms();
 	if (avg[0].n >= ROUTE_KNOWN && avg[1].n >= ROUTE_KNOWN)
 	{
-		bool		faster = avg[1].ms < avg[0].ms;
+		bool		busy = route_cpus_busy(plan->t0);
+		double		cost_cpu = busy ? avg[0].cpu_ms : avg[0].ms,
+					cost_gpu = busy ? avg[1].cpu_ms : avg[1].ms;
+		bool		faster = cost_gpu < cost_cpu;
 		double		best = Min(avg[0].ms, avg[1].ms),
 					other = Max(avg[0].ms, avg[1].ms);
 
-		/* the slower engine now and then, at under 2% of the time */
+		/* the other engine now and then, at under 2% of the time */
 		if (route_chance(Min(1.0 / 32, 0.02 * best / Max(other - best, 1e-6))))
 		{
 			plan->gpu = !faster;
-			setops_last.reason = plan->gpu ? "auto: trying the GPU (the CPU answered sooner)" :
-				"auto: trying the CPU (the GPU answered sooner)";
+			setops_last.reason = plan->gpu ? "auto: trying the GPU" : "auto: trying the CPU";
 		}
+		else if (busy)
+			setops_last.reason = (plan->gpu = faster) ?
+				"auto: the CPUs are busy and the GPU costs them less" :
+				"auto: the CPUs are busy and the CPU engine costs them less";
 		else
-		{
-			plan->gpu = faster;
-			setops_last.reason = plan->gpu ? "auto: the GPU answered such calls sooner" :
+			setops_last.reason = (plan->gpu = faster) ?
+				"auto: the GPU answered such calls sooner" :
 				"auto: the CPU answered such calls sooner";
-		}
 		return;
 	}
 	plan->gpu = rule;
@@ -421,22 +493,30 @@ route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys 
 	}
 }
 
-/* The call was answered by the engine planned (on_gpu): learn its time. */
+/* The call was answered by the engine planned (on_gpu): learn its times. */
 static void
 route_done(RoutePlan *plan, bool on_gpu)
 {
 	RouteAverage *avg;
-	double		ms;
+	double		ms,
+				cpu_ms;
 
 	if (!plan->learn || on_gpu != plan->gpu)
 		return;					/* (a GPU failure answered by the CPU: not this plan's time) */
 	avg = &plan->avg[on_gpu];
 	ms = setops_now_ms() - plan->t0;
+	cpu_ms = route_cpu_ms() - plan->cpu0;
 	/* the first call warms up (the device cache, the pools): not counted */
 	if (avg->n == 1)
+	{
 		avg->ms = ms;
+		avg->cpu_ms = cpu_ms;
+	}
 	else if (avg->n > 1)
+	{
 		avg->ms += ROUTE_ALPHA * (ms - avg->ms);
+		avg->cpu_ms += ROUTE_ALPHA * (cpu_ms - avg->cpu_ms);
+	}
 	avg->n++;
 }
 
