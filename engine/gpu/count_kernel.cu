@@ -198,6 +198,18 @@ count_tile_kernel(CountParams<Key> p)
 		 * for the whole block */
 		if (__syncthreads_or(stop && tid == 0 && *(volatile int *) &c.results->total > 0))
 		{
+			/*
+			 * Many counts: only this tile's count is decided; the block's
+			 * later tiles may be other counts'.  (Nothing reads this buffer,
+			 * so the copy into it two tiles on may start.)
+			 */
+			if (Many)
+			{
+				r = rn;
+				before = before_next;
+				c = cn;
+				continue;
+			}
 			/* no copy may still be landing in shared memory when the block ends */
 			if (next < p.num_tiles)
 				tile_copy_wait<0>(&bars[(it + 1) & 1], ((it + 1) >> 1) & 1);

@@ -320,13 +320,12 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * the GPU service's queue and transfers, arguments the device cache
  * already holds, reading stored arguments for the CPU, and a busy CPU.
  *
- * Which average decides depends on the machine's CPUs (sampled from
- * /proc/stat at most every ROUTE_LOAD_MS):
+ * Which average decides depends on the machine's CPUs (route_cpus_busy):
  *   - with idle CPUs, the wall time: a call goes where it is answered
  *     sooner, so that while the GPU's queue is short calls go there, and
  *     as it grows the CPU engine takes the calls it answers sooner (both
  *     engines at work);
- *   - with every CPU busy (ROUTE_BUSY of their time), the CPU time: each
+ *   - with every CPU busy (as many tasks runnable as CPUs), the CPU time: each
  *     CPU millisecond one call takes is one the other sessions lose, and
  *     a call waiting for the GPU takes almost none, so the engine that
  *     costs the CPUs less serves more calls in all.
@@ -340,7 +339,6 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 #define ROUTE_ALPHA 0.2				/* weight of a new measurement */
 #define ROUTE_KNOWN 3				/* calls before an average decides (the first not counted) */
 #define ROUTE_LOAD_MS 100			/* how often the CPUs' load is sampled */
-#define ROUTE_BUSY 0.9				/* the CPUs' busy share from which their time decides */
 
 typedef enum RouteKind
 {
@@ -373,54 +371,48 @@ route_chance(double p)
 	return pg_prng_double(&pg_global_prng_state) < p;
 }
 
-/* This backend's CPU time, milliseconds. */
+/* This backend's CPU time, milliseconds (its threads' too: the CPU engine's). */
 static double
 route_cpu_ms(void)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
 		return 0;
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
 /*
- * Whether the machine's CPUs were busy ROUTE_BUSY of the time since the
- * last sample (all of them, from /proc/stat's first line; false where it
- * cannot be read).
+ * Whether the machine's CPUs are all busy: the tasks runnable now (the
+ * fourth field of /proc/loadavg, this backend included) against the CPUs
+ * online, sampled at most every ROUTE_LOAD_MS and smoothed over samples
+ * (a reading is a moment).  /proc/loadavg costs a few microseconds, unlike
+ * /proc/stat, whose per-interrupt counters cost milliseconds on large
+ * hosts.  False where it cannot be read.
  */
 static bool
 route_cpus_busy(double now)
 {
 	static double sampled_at = -1e9;
-	static unsigned long long last_busy,
-				last_total;
-	static bool busy = false;
-	unsigned long long v[8] = {0};
-	unsigned long long b,
-				t;
+	static double busy_share = 0;
+	static long ncpus = 0;
+	double		l1, l5, l15;
+	int			running = 0,
+				tasks = 0;
 	FILE	   *f;
-	int			got;
 
 	if (now - sampled_at < ROUTE_LOAD_MS)
-		return busy;
+		return busy_share >= 0.5;
 	sampled_at = now;
-	f = fopen("/proc/stat", "r");
+	if (ncpus == 0)
+		ncpus = Max(sysconf(_SC_NPROCESSORS_ONLN), 1);
+	f = fopen("/proc/loadavg", "r");
 	if (f == NULL)
-		return busy = false;
-	/* user nice system idle iowait irq softirq steal */
-	got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-				 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+		return false;
+	if (fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &tasks) == 5)
+		busy_share += 0.3 * ((running >= ncpus ? 1.0 : 0.0) - busy_share);
 	fclose(f);
-	if (got < 4)
-		return busy = false;
-	b = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	t = b + v[3] + v[4];
-	busy = t > last_total && last_total > 0 &&
-		(double) (b - last_busy) >= ROUTE_BUSY * (double) (t - last_total);
-	last_busy = b;
-	last_total = t;
-	return busy;
+	return busy_share >= 0.5;
 }
 
 /* The plan for a call of kind on a and b (ERRORs in gpu mode without a GPU). */

@@ -425,8 +425,8 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\n' >"$tsv"
-header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s' size form mode gpus clients tps p50_ms p99_ms failures)
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\n' >"$tsv"
+header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share)
 total_failures=0
 pid_n=0
 
@@ -439,6 +439,11 @@ pgbench_failures() {	# log rc
 	[ "$2" -ne 0 ] && [ $failed -eq 0 ] && failed=1
 	grep -q 'number of transactions actually processed: [1-9]' "$1" || [ $failed -gt 0 ] || failed=1
 	echo $failed
+}
+
+# requests the GPU service has taken, all devices (empty without one)
+service_requests() {
+	psql -XAtq -c 'SELECT sum(requests) FROM setops_service_stats()' 2>/dev/null
 }
 
 run_point() {	# size form mode clients gpus-label
@@ -455,8 +460,10 @@ run_point() {	# size form mode clients gpus-label
 	fi
 	fails=$(pgbench_failures "$pre.warm" $rc)
 	rc=0
+	req0=$(service_requests)
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 || rc=$?
+	req1=$(service_requests)
 	unset PGOPTIONS
 	fails=$(( fails + $(pgbench_failures "$pre.out" $rc) ))
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$pre.out")
@@ -469,8 +476,13 @@ run_point() {	# size form mode clients gpus-label
 			printf "%d %.3f %.3f\n", NR, v[i50] / 1000, v[i99] / 1000 }')
 	read -r xacts p50 p99 <<<"$lat"
 	rm -f "$pre.xact".*
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" >>"$tsv"
-	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails"
+	# the GPU's share of the calls: the service's requests over transactions
+	# (one call a transaction; a split request counts once a device)
+	share=-
+	[ "$xacts" -gt 0 ] && [ -n "$req0" ] && [ -n "$req1" ] &&
+		share=$(awk -v r=$((req1 - req0)) -v x="$xacts" 'BEGIN { printf "%.3f", r / x }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" >>"$tsv"
+	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share"
 	if [ "$fails" -gt 0 ]; then
 		total_failures=$((total_failures + fails))
 		grep -hE 'error|ERROR|FATAL' "$pre.warm" "$pre.out" | head -n 5 | sed 's/^/      /'
