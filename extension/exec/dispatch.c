@@ -320,13 +320,12 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * the GPU service's queue and transfers, arguments the device cache
  * already holds, reading stored arguments for the CPU, and a busy CPU.
  *
- * Which average decides depends on the machine's CPUs, as the GPU service
- * samples them (setops_service_cpus_busy: /proc/stat every 100 ms):
+ * Which average decides depends on the machine's CPUs (route_cpus_busy):
  *   - with idle CPUs, the wall time: a call goes where it is answered
  *     sooner, so that while the GPU's queue is short calls go there, and
  *     as it grows the CPU engine takes the calls it answers sooner (both
  *     engines at work);
- *   - with the CPUs busy (90% of their time), the CPU time: each
+ *   - with every CPU busy (as many tasks runnable as CPUs), the CPU time: each
  *     CPU millisecond one call takes is one the other sessions lose, and
  *     a call waiting for the GPU takes almost none, so the engine that
  *     costs the CPUs less serves more calls in all.
@@ -339,7 +338,7 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 #define ROUTE_MIN_ELEMENTS 4096		/* fewer: never worth a trip to the GPU */
 #define ROUTE_ALPHA 0.2				/* weight of a new measurement */
 #define ROUTE_KNOWN 3				/* calls before an average decides (the first not counted) */
-#define ROUTE_BUSY_PERMILLE 900	/* CPUs this busy: their time decides */
+#define ROUTE_LOAD_MS 100			/* how often the CPUs' load is sampled */
 
 typedef enum RouteKind
 {
@@ -383,6 +382,39 @@ route_cpu_ms(void)
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * Whether the machine's CPUs are all busy: the tasks runnable now (the
+ * fourth field of /proc/loadavg, this backend included) against the CPUs
+ * online, sampled at most every ROUTE_LOAD_MS and smoothed over samples
+ * (a reading is a moment).  /proc/loadavg costs a few microseconds, unlike
+ * /proc/stat, whose per-interrupt counters cost milliseconds on large
+ * hosts.  False where it cannot be read.
+ */
+static bool
+route_cpus_busy(double now)
+{
+	static double sampled_at = -1e9;
+	static double busy_share = 0;
+	static long ncpus = 0;
+	double		l1, l5, l15;
+	int			running = 0,
+				tasks = 0;
+	FILE	   *f;
+
+	if (now - sampled_at < ROUTE_LOAD_MS)
+		return busy_share >= 0.5;
+	sampled_at = now;
+	if (ncpus == 0)
+		ncpus = Max(sysconf(_SC_NPROCESSORS_ONLN), 1);
+	f = fopen("/proc/loadavg", "r");
+	if (f == NULL)
+		return false;
+	if (fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &tasks) == 5)
+		busy_share += 0.3 * ((running >= ncpus ? 1.0 : 0.0) - busy_share);
+	fclose(f);
+	return busy_share >= 0.5;
+}
+
 /* The plan for a call of kind on a and b (ERRORs in gpu mode without a GPU). */
 static void
 route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys *a,
@@ -418,7 +450,7 @@ route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys 
 	plan->cpu0 = route_cpu_ms();
 	if (avg[0].n >= ROUTE_KNOWN && avg[1].n >= ROUTE_KNOWN)
 	{
-		bool		busy = setops_service_cpus_busy(ROUTE_BUSY_PERMILLE);
+		bool		busy = route_cpus_busy(plan->t0);
 		double		cost_cpu = busy ? avg[0].cpu_ms : avg[0].ms,
 					cost_gpu = busy ? avg[1].cpu_ms : avg[1].ms;
 		bool		faster = cost_gpu < cost_cpu;

@@ -27,7 +27,6 @@
 
 #include "setops.h"
 #include "service/client.h"
-#include "engine/common/clock_ms.h"
 #include "engine/cpu/engine.h"
 
 static ServiceSlot *my_slot = NULL;
@@ -97,22 +96,6 @@ setops_service_device_count(char *errbuf, size_t errlen)
 		strlcpy(errbuf, setops_service->unavailable, errlen);
 	SpinLockRelease(&setops_service->mutex);
 	return n;
-}
-
-/*
- * Whether the machine's CPUs were busy (at least busy_permille of their
- * time) in the GPU service's last sample, taken within the last second;
- * false without a service or a recent sample.
- */
-bool
-setops_service_cpus_busy(uint32 busy_permille)
-{
-	if (setops_service == NULL)
-		return false;
-	if (setops_clock_ms() - (double) pg_atomic_read_u64(&setops_service->cpu_sampled_ms) >
-		10 * SERVICE_LOAD_MS)
-		return false;
-	return pg_atomic_read_u32(&setops_service->cpu_busy) >= busy_permille;
 }
 
 SetopsGpuStatus

@@ -30,8 +30,6 @@ extern void service_release_stream_slot(ServiceSlot *slot, uint64 token);
  * running.
  */
 extern int	setops_service_device_count(char *errbuf, size_t errlen);
-/* auto's router: the machine's CPUs busy, as the service last saw them */
-extern bool setops_service_cpus_busy(uint32 busy_permille);
 extern SetopsGpuStatus setops_service_device_info(int index, SetopsGpuDeviceInfo *info,
 												  char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_service_setop(SetopsGpuSetopArgs *args,

@@ -233,20 +233,11 @@ typedef struct ServiceShared
 	ServiceDeviceStats load[SERVICE_MAX_DEVICES];
 	ConditionVariable slot_freed;	/* backends waiting for a free slot */
 	pg_atomic_uint32 nstreams;	/* slots held by streams (fewer than nslots) */
-	/*
-	 * The machine's CPUs: their busy share (permille) between the worker's
-	 * last two samples of /proc/stat (at most every SERVICE_LOAD_MS, while
-	 * it serves), and when (setops_clock_ms, whole ms); for auto's router
-	 */
-	pg_atomic_uint32 cpu_busy;
-	pg_atomic_uint64 cpu_sampled_ms;
 	int			nslots;
 	Size		slot_bytes;		/* each slot's part of the arena */
 	char	   *arena;			/* nslots * slot_bytes, page aligned */
 	ServiceSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } ServiceShared;
-
-#define SERVICE_LOAD_MS 100
 
 /* NULL unless setops is in shared_preload_libraries. */
 extern ServiceShared *setops_service;

@@ -40,7 +40,6 @@
 #include "setops.h"
 #include "service/worker.h"
 #include "service/device_ops.h"
-#include "engine/common/clock_ms.h"
 #include "engine/cpu/engine.h"
 
 ServiceShared *setops_service = NULL;
@@ -113,8 +112,6 @@ service_shmem_startup(void)
 		SpinLockInit(&setops_service->mutex);
 		ConditionVariableInit(&setops_service->slot_freed);
 		pg_atomic_init_u32(&setops_service->nstreams, 0);
-		pg_atomic_init_u32(&setops_service->cpu_busy, 0);
-		pg_atomic_init_u64(&setops_service->cpu_sampled_ms, 0);
 		for (i = 0; i < SERVICE_MAX_DEVICES; i++)
 		{
 			ServiceDeviceStats *d = &setops_service->load[i];
@@ -600,49 +597,6 @@ service_exit(int code, Datum arg)
 	SpinLockRelease(&setops_service->mutex);
 }
 
-
-/*
- * The machine's CPUs' busy share since the last sample (/proc/stat's first
- * line: user nice system idle iowait irq softirq steal), at most every
- * SERVICE_LOAD_MS, for auto's router in every backend (one reader of a
- * file that costs milliseconds on large hosts, not one a backend).
- */
-static void
-sample_cpu_load(void)
-{
-	static double sampled_at = -1e9;
-	static unsigned long long last_busy,
-				last_total;
-	unsigned long long v[8] = {0};
-	unsigned long long busy,
-				total;
-	double		now = setops_clock_ms();
-	FILE	   *f;
-	int			got;
-
-	if (now - sampled_at < SERVICE_LOAD_MS)
-		return;
-	sampled_at = now;
-	f = fopen("/proc/stat", "r");
-	if (f == NULL)
-		return;
-	got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-				 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (got < 4)
-		return;
-	busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	total = busy + v[3] + v[4];
-	if (last_total > 0 && total > last_total)
-	{
-		pg_atomic_write_u32(&setops_service->cpu_busy,
-							(uint32) (1000 * (busy - last_busy) / (total - last_total)));
-		pg_atomic_write_u64(&setops_service->cpu_sampled_ms, (uint64) now);
-	}
-	last_busy = busy;
-	last_total = total;
-}
-
 void
 setops_service_main(Datum arg)
 {
@@ -707,7 +661,6 @@ setops_service_main(Datum arg)
 	{
 		ResetLatch(MyLatch);
 		serve_slots(&next);
-		sample_cpu_load();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 1000L, PG_WAIT_EXTENSION);
 		CHECK_FOR_INTERRUPTS();
