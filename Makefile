@@ -101,7 +101,7 @@ else
 OBJS += engine/gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
+EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
@@ -215,6 +215,11 @@ PACKED_HDRS = engine/cpu/packed_codec.h engine/common/packed_format.h test/commo
 test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
 
+# the large-input reference (test/common/keyrank_ref.h) against the textbook,
+# and the CPU engine against it where the engine cuts its inputs
+test/unit/keyrank_test: test/unit/keyrank_test.c test/common/keyrank_ref.h test/common/runsgen.h test/common/testgen.h test/common/testcheck.h test/common/textbook.h $(ENGINE_SRCS) $(ENGINE_HDRS)
+	$(CC) -O2 -g -Wall -o $@ test/unit/keyrank_test.c $(ENGINE_SRCS)
+
 test/unit/segd_test: test/unit/segd_test.c engine/common/segd.h test/common/testgen.h test/common/testcheck.h test/common/textbook.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -fsanitize=address,undefined -o $@ test/unit/segd_test.c $(ENGINE_SRCS)
 
@@ -230,8 +235,9 @@ test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
 test/unit/copy_test: test/unit/copy_test.c engine/cpu/copy_threads.c engine/cpu/copy_threads.h
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -pthread -o $@ test/unit/copy_test.c engine/cpu/copy_threads.c
 
-unittest: test/unit/engine_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
+unittest: test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
 	test/unit/engine_test
+	test/unit/keyrank_test
 	test/unit/segd_test
 	test/unit/chunks_test
 	test/unit/packed_test
