@@ -20,12 +20,20 @@
  *				 symmetric difference take A's extra copies
  *	 RUNS_BOTH_B both, B with more: union and symdiff take B's
  * Returns how many runs straddle their cut as asked (fewer: sizes too
- * small for the cuts, or a side exhausted).  Plain C, header-only.
+ * small for the cuts, or a side exhausted).
+ *
+ * runsgen_every_SFX(a, na, b, nb, step, len, first_kind, every, kind, seed):
+ * the same with a cut at each multiple of step that leaves room for the
+ * run (up to na + nb - len), kinds in turn from first_kind, but `kind` at
+ * the multiples of `every` (> 0: the boundaries of the cutter under test).
+ * Returns the number of cuts, or -1 - those straddled when some were not.
+ * Plain C, header-only.
  */
 #ifndef SETOPS_RUNSGEN_H
 #define SETOPS_RUNSGEN_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #define RUNS_A 0
 #define RUNS_B 1
@@ -111,5 +119,30 @@ runsgen_##SFX(KEY *a, int64_t na, KEY *b, int64_t nb, const int64_t *cuts,			\
 
 RUNSGEN_DEFINE(i32, int32_t, INT32_MIN, 1)
 RUNSGEN_DEFINE(i64, int64_t, INT64_MIN, (((uint64_t) 1 << 33) - 1))
+
+#define RUNSGEN_EVERY_DEFINE(SFX, KEY)												\
+static inline int64_t																\
+runsgen_every_##SFX(KEY *a, int64_t na, KEY *b, int64_t nb, int64_t step, int64_t len,	\
+					int first_kind, int64_t every, int kind, uint64_t seed)			\
+{																					\
+	int64_t		ncuts = na + nb > len ? (na + nb - len) / step : 0,					\
+				m;																	\
+	int64_t    *cuts = (int64_t *) malloc((ncuts + 1) * sizeof(int64_t));			\
+	int		   *kinds = (int *) malloc((ncuts + 1) * sizeof(int));					\
+	int			straddled;															\
+																					\
+	for (m = 0; m < ncuts; m++)														\
+	{																				\
+		cuts[m] = (m + 1) * step;													\
+		kinds[m] = every > 0 && cuts[m] % every == 0 ? kind :						\
+			(int) ((first_kind + m) % RUNS_KINDS);									\
+	}																				\
+	straddled = runsgen_##SFX(a, na, b, nb, cuts, kinds, (int) ncuts, len, seed);	\
+	free(cuts);																		\
+	free(kinds);																	\
+	return straddled == ncuts ? ncuts : -1 - straddled;								\
+}
+RUNSGEN_EVERY_DEFINE(i32, int32_t)
+RUNSGEN_EVERY_DEFINE(i64, int64_t)
 
 #endif							/* SETOPS_RUNSGEN_H */

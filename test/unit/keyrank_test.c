@@ -163,31 +163,6 @@ ref_case_##SFX(SetopsOp op, const KEY *a, int64_t na, const KEY *b, int64_t nb,	
 DEFINE_REF_CASE(i32, int32_t)
 DEFINE_REF_CASE(i64, int64_t)
 
-/* runsgen's inputs: a run of len copies across each cut at multiples of step */
-#define DEFINE_RUNS_INPUT(SFX, KEY)													\
-static int																			\
-runs_input_##SFX(KEY *a, int64_t na, KEY *b, int64_t nb, int64_t step, int64_t len,	\
-				 int first_kind, uint64_t seed)										\
-{																					\
-	int64_t		ncuts = (na + nb - len) / step,										\
-				m;																	\
-	int64_t    *cuts = malloc((ncuts + 1) * sizeof(int64_t));						\
-	int		   *kinds = malloc((ncuts + 1) * sizeof(int));							\
-	int			straddled;															\
-																					\
-	for (m = 0; m < ncuts; m++)														\
-	{																				\
-		cuts[m] = (m + 1) * step;													\
-		kinds[m] = (int) ((first_kind + m) % RUNS_KINDS);							\
-	}																				\
-	straddled = runsgen_##SFX(a, na, b, nb, cuts, kinds, (int) ncuts, len, seed);	\
-	free(cuts);																		\
-	free(kinds);																	\
-	return straddled == ncuts || ncuts == 0 ? (int) ncuts :							\
-		-1 - straddled;																\
-}
-DEFINE_RUNS_INPUT(i32, int32_t)
-DEFINE_RUNS_INPUT(i64, int64_t)
 
 static void
 random_cases(int rounds)
@@ -212,8 +187,8 @@ random_cases(int rounds)
 			/* runs across cuts every 64 or so elements */
 			int64_t		step = 16 + (int64_t) (testgen_rnd() % 100);
 
-			runs_input_i32(a32, na, b32, nb, step, 10 + step / 2, r, r);
-			runs_input_i64(a64, na, b64, nb, step, 10 + step / 2, r, r);
+			runsgen_every_i32(a32, na, b32, nb, step, 10 + step / 2, r, 0, 0, r);
+			runsgen_every_i64(a64, na, b64, nb, step, 10 + step / 2, r, 0, 0, r);
 			snprintf(what, sizeof(what), "round %d runs every %" PRId64, r, step);
 		}
 		else
@@ -276,12 +251,13 @@ engine_case_##SFX(int64_t na, int64_t nb, int64_t step, int64_t len, int first_k
 			   *b = malloc((nb + 1) * sizeof(KEY)),									\
 			   *out = malloc(room * sizeof(KEY));									\
 	int64_t    *pos = malloc(room * sizeof(int64_t));								\
-	int			runs = runs_input_##SFX(a, na, b, nb, step, len, first_kind, na ^ nb);	\
+	int64_t		runs = runsgen_every_##SFX(a, na, b, nb, step, len, first_kind, 0, 0,	\
+										   na ^ nb);								\
 	char		what[128];															\
 																					\
 	snprintf(what, sizeof(what), "engine %" PRId64 "+%" PRId64 " runs every %" PRId64,	\
 			 na, nb, step);															\
-	CHECK(runs >= 0, "%s %s: %d runs of %" PRId64 " straddle their cuts", #SFX, what,	\
+	CHECK(runs >= 0, "%s %s: %" PRId64 " runs of %" PRId64 " straddle their cuts", #SFX, what,	\
 		  -1 - runs, (na + nb - len) / step);										\
 	for (int op = 0; op < SETOPS_OP_COUNT; op++)									\
 	{																				\
@@ -301,7 +277,7 @@ engine_case_##SFX(int64_t na, int64_t nb, int64_t step, int64_t len, int first_k
 			  mutate ? " (planted: reference one off)" : "");						\
 		free(scratch);																\
 	}																				\
-	printf("keyrank_test: %s %s, %d runs across cuts: checked\n", #SFX, what,		\
+	printf("keyrank_test: %s %s, %" PRId64 " runs across cuts: checked\n", #SFX, what,	\
 		   runs);																	\
 	free(a);																		\
 	free(b);																		\
