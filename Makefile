@@ -198,7 +198,7 @@ GPU_TESTS = test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test 
 	test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench
 # the GPU's launch size, GPU_CHUNK of setops_api.cu (not in a header), for
 # the tests whose inputs cross it (test/gpu/ref_check.h)
-GPU_CHUNK_LOG2 := $(shell sed -n 's/^\#define GPU_CHUNK ((int64_t) 1 << \([0-9]*\))$$/\1/p' engine/gpu/setops_api.cu)
+GPU_CHUNK_LOG2 := $(shell sh test/gpu/chunk_log2.sh gpu)
 test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test: GPU_TEST_DEFS = \
 	-DSETOPS_TEST_GPU_CHUNK_LOG2=$(GPU_CHUNK_LOG2)
 $(GPU_TESTS): test/gpu/%: test/gpu/%.cu $(GPU_TEST_HDRS) $(GPU_LIB) $(GPU_TEST_ENGINE) $(GPU_TEST_PACKED) engine/gpu/setops_api.cu

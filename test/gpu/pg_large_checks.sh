@@ -28,8 +28,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # the cut sizes, from the engines' sources
-G=$(sed -n 's/^#define GPU_CHUNK ((int64_t) 1 << \([0-9]*\))$/\1/p' engine/gpu/setops_api.cu)
-S=$(sed -n 's/^#define SETOPS_CPU_CHUNK (1 << \([0-9]*\)).*/\1/p' engine/cpu/engine.h)
+G=$(sh test/gpu/chunk_log2.sh gpu)
+S=$(sh test/gpu/chunk_log2.sh cpu)
 if [ -z "$G" ] || [ -z "$S" ]; then
 	echo "GPU_CHUNK or SETOPS_CPU_CHUNK not found in the sources (G='$G' S='$S')"
 	exit 1
