@@ -101,7 +101,7 @@ else
 OBJS += engine/gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
+EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
@@ -197,8 +197,13 @@ test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench: G
 GPU_TESTS = test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test test/gpu/kernel_bench \
 	test/gpu/count_many_test \
 	test/gpu/packed_decode_test test/gpu/packed_encode_test test/gpu/packed_bench
-$(GPU_TESTS): test/gpu/%: test/gpu/%.cu $(GPU_TEST_HDRS) $(GPU_LIB) $(GPU_TEST_ENGINE) $(GPU_TEST_PACKED)
-	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $< $(GPU_TEST_LINK) $(GPU_LIB)
+# the GPU's launch size, GPU_CHUNK of setops_api.cu (not in a header), for
+# the tests whose inputs cross it (test/gpu/ref_check.h)
+GPU_CHUNK_LOG2 := $(shell sh test/gpu/chunk_log2.sh gpu)
+test/gpu/kernel_test test/gpu/multi_device_test test/gpu/batch_test: GPU_TEST_DEFS = \
+	-DSETOPS_TEST_GPU_CHUNK_LOG2=$(GPU_CHUNK_LOG2)
+$(GPU_TESTS): test/gpu/%: test/gpu/%.cu $(GPU_TEST_HDRS) $(GPU_LIB) $(GPU_TEST_ENGINE) $(GPU_TEST_PACKED) engine/gpu/setops_api.cu
+	$(NVCC) $(NVCC_TEST_FLAGS) $(GPU_TEST_DEFS) -o $@ $< $(GPU_TEST_LINK) $(GPU_LIB)
 
 test/gpu/device_hog: test/gpu/device_hog.cu
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $<
@@ -216,6 +221,11 @@ PACKED_HDRS = engine/cpu/packed_codec.h engine/common/packed_format.h test/commo
 test/unit/engine_test: test/unit/engine_test.c test/common/testgen.h test/common/testcheck.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -o $@ test/unit/engine_test.c $(ENGINE_SRCS)
 
+# the large-input reference (test/common/keyrank_ref.h) against the textbook,
+# and the CPU engine against it where the engine cuts its inputs
+test/unit/keyrank_test: test/unit/keyrank_test.c test/common/keyrank_ref.h test/common/runsgen.h test/common/testgen.h test/common/testcheck.h test/common/textbook.h $(ENGINE_SRCS) $(ENGINE_HDRS)
+	$(CC) -O2 -g -Wall -o $@ test/unit/keyrank_test.c $(ENGINE_SRCS)
+
 test/unit/segd_test: test/unit/segd_test.c engine/common/segd.h test/common/testgen.h test/common/testcheck.h test/common/textbook.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -g -Wall -fsanitize=address,undefined -o $@ test/unit/segd_test.c $(ENGINE_SRCS)
 
@@ -231,8 +241,9 @@ test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
 test/unit/copy_test: test/unit/copy_test.c engine/cpu/copy_threads.c engine/cpu/copy_threads.h
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -pthread -o $@ test/unit/copy_test.c engine/cpu/copy_threads.c
 
-unittest: test/unit/engine_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
+unittest: test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
 	test/unit/engine_test
+	test/unit/keyrank_test
 	test/unit/segd_test
 	test/unit/chunks_test
 	test/unit/packed_test

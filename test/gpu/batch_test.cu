@@ -12,8 +12,19 @@
  *          the rest), and pairs that overlap in memory: keys, lengths and
  *          source positions identical to the CPU engine's segmented batch
  *          (itself checked against textbook loops by test/unit/segd_test),
- *          written into poisoned buffers.  Reductions over 1 to 3,000 runs
- *          (empty runs included) equal a left fold on the CPU engine.
+ *          written into poisoned buffers, nothing written anywhere past
+ *          the count (keys, positions, lengths: the whole range up to the
+ *          bound and 64 beyond); every pair's answer (keys and source
+ *          positions) also checked by the independent reference
+ *          (test/common/keyrank_ref.h, no code shared with either engine);
+ *          in `test` mode one batch whose pairs cross the GPU's launch size
+ *          (2^25 elements), a pair with a duplicate run across every
+ *          quarter of the CPU engine's chunk.  Reductions over 1 to 3,000
+ *          runs (empty runs included) equal a left fold on the CPU engine.
+ *          SETOPS_TEST_MUTATE set (not 0): a defect is planted in the
+ *          largest pair's answer of each batch before the reference checks
+ *          it, and one key written past the count is pretended: those
+ *          checks must then fail.
  *   bench  elements per second of the kernels (device time) for a skewed
  *          batch (one pair of 10M next to 100k pairs of 10) and uniform ones
  *          of the same size: its twin (100k pairs of 110), and pairs of 10,
@@ -48,6 +59,7 @@ extern "C"
 
 #include <cuda_runtime.h>
 #include "cuda_ok.h"
+#include "ref_check.h"
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
 
@@ -56,6 +68,12 @@ static const char *op_names[] = {"intersect", "union", "difference", "symdiff", 
 static int	scale = 1;
 static int	shape_step = 1;
 static int	reduce_counts = 7;
+
+/* batches compared in full with the CPU engine; pairs' answers the
+ * reference checked; reductions compared */
+static long batches = 0;
+static long ref_pairs = 0;
+static long reductions = 0;
 
 template <typename Key> static SetopsKeyType key_type();
 template <> SetopsKeyType key_type<int32_t>() { return SETOPS_KEY_INT32; }
@@ -196,16 +214,20 @@ compare(const char *what, SetopsOp op, const Batch<Key> &t, bool positions)
 		as.total += t.a_len[i];
 		bs.total += t.b_len[i];
 	}
+	/* outputs poisoned up to the bound and guard beyond it */
+	const int64_t guard = 64;
 	std::vector<Key> want(bound + SETOPS_CPU_OUTPUT_SLACK),
-				got(bound + 1);
+				got(bound + guard);
 	std::vector<int64_t> want_len(npairs + 1),
-				got_len(npairs + 1, -7),
+				got_len(npairs + guard, -7),
 				want_pos(bound + SETOPS_CPU_OUTPUT_SLACK),
-				got_pos(bound + 1, -7);
+				got_pos(bound + guard, -7);
 	int64_t		n = cpu_batch<Key>(op, t.a.data(), &as, t.b.data(), &bs, want.data(),
 								   want_len.data(), want_pos.data());
+	Key			poison;
 
 	memset(got.data(), 0xab, got.size() * sizeof(Key));
+	memset(&poison, 0xab, sizeof(poison));
 	SetopsGpuBatchArgs args = batch_args(op, t, t.a.data(), t.b.data(), got.data(), got_len.data());
 
 	args.out_pos = positions ? got_pos.data() : NULL;
@@ -239,8 +261,65 @@ compare(const char *what, SetopsOp op, const Batch<Key> &t, bool positions)
 		CHECK(bad_pos < 0, "%s %s: position %" PRId64 " is %" PRId64 " want %" PRId64, what,
 			  op_names[op], bad_pos, bad_pos >= 0 ? got_pos[bad_pos] : 0,
 			  bad_pos >= 0 ? want_pos[bad_pos] : 0);
-		/* nothing past the count was written */
-		CHECK(got[n] == got[bound] || bound == n, "%s %s: wrote past the count", what, op_names[op]);
+		batches++;
+	}
+	/* nothing past the count was written: keys, positions, lengths */
+	{
+		int64_t		over = -1;
+
+		if (ref_mutating() && args.out_count + 1 < (int64_t) got.size())
+			got[args.out_count + (bound + guard - args.out_count) / 2] ^= 1;	/* planted */
+		for (i = args.out_count; i >= 0 && i < bound + guard && over < 0; i++)
+			if (got[i] != poison || (positions && got_pos[i] != -7))
+				over = i;
+		for (i = npairs; i < npairs + guard && over < 0; i++)
+			if (got_len[i] != -7)
+				over = bound + guard + i;
+		CHECK(over < 0, "%s %s %s: wrote past the count (%" PRId64 " of %" PRId64 " + %" PRId64
+			  " guard), at %" PRId64 "%s", what, op_names[op], sizeof(Key) == 8 ? "int8" : "int4",
+			  args.out_count, bound, guard, over, over >= bound + guard ? " (a length)" : "");
+	}
+
+	/*
+	 * Every pair's answer against the independent reference (keys, and
+	 * source positions where asked); planted defects: in the largest
+	 * pair's answer, on a copy of it.
+	 */
+	{
+		int64_t		off = 0,
+					largest = 0,
+					bad = 0;
+		KeyrankReport r,
+					first;
+
+		for (i = 1; i < npairs; i++)
+			if (got_len[i] > got_len[largest])
+				largest = i;
+		for (i = 0; i < npairs && off + got_len[i] <= args.out_count && got_len[i] >= 0; i++)
+		{
+			const Key  *pa = t.a.data() + t.a_start[i],
+					   *pb = t.b.data() + t.b_start[i];
+			bool		plant = ref_mutating() && i == largest;
+			std::vector<Key> keys;
+			std::vector<int64_t> pos;
+
+			if (plant)
+			{
+				keys.assign(got.begin() + off, got.begin() + off + got_len[i] + 1);
+				pos.assign(got_pos.begin() + off, got_pos.begin() + off + got_len[i] + 1);
+			}
+			if (!ref_check<Key>(op, pa, t.a_len[i], pb, t.b_len[i],
+								plant ? keys.data() : got.data() + off, got_len[i],
+								plant ? got_len[i] + 1 : got_len[i], NULL, NULL, NULL, 0,
+								positions ? (plant ? pos.data() : got_pos.data() + off) : NULL, &r,
+								plant) && bad++ == 0)
+				first = r;
+			ref_pairs++;
+			off += got_len[i];
+		}
+		CHECK(bad == 0 && i == npairs, "%s %s %s: %" PRId64 " of %" PRId64
+			  " pairs' answers wrong by the reference (%" PRId64 " read), first: %s", what, op_names[op],
+			  sizeof(Key) == 8 ? "int8" : "int4", bad, npairs, i, bad ? first.msg : "");
 	}
 }
 
@@ -370,6 +449,49 @@ test_batches(void)
 	}
 }
 
+/*
+ * A batch whose pairs cross the GPU's launch size: a few tiny pairs, then
+ * one of gpu_chunk / 2 + gpu_chunk / 2 and more with a duplicate run
+ * across every quarter of the CPU engine's chunk (kinds in turn), then one
+ * whose B alone crosses it, then tiny ones again.
+ */
+template <typename Key>
+static void
+test_large_batch(void)
+{
+	Batch<Key>	t;
+	const int64_t g = gpu_chunk;
+	const int64_t sizes[2][2] = {{g / 2 + 3000, g / 2 + 5001}, {g / 8, g + 7}};
+	int64_t		runs = 0;
+
+	for (int p = 0; p < 40; p++)
+	{
+		if (p == 10 || p == 20)
+		{
+			const int64_t *sz = sizes[p / 20];
+
+			t.a_start.push_back((int64_t) t.a.size());
+			t.a_len.push_back(sz[0]);
+			t.b_start.push_back((int64_t) t.b.size());
+			t.b_len.push_back(sz[1]);
+			std::vector<Key> a, b;
+			int64_t		c = runs_input(a, sz[0], b, sz[1], SETOPS_CPU_CHUNK / 4, 4097, g,
+									   p == 10 ? RUNS_BOTH_B : RUNS_A, p);
+
+			CHECK(c > 0, "large batch: runs not straddling their cuts (%" PRId64 ")", c);
+			runs += c;
+			t.a.insert(t.a.end(), a.begin(), a.end());
+			t.b.insert(t.b.end(), b.begin(), b.end());
+		}
+		else
+			add_pair(t, testgen_range(0, 9), testgen_range(0, 9), SHAPE_UNIFORM_NARROW, p);
+	}
+	printf("batch_test: a batch of 40 pairs, two crossing %" PRId64 " elements (%s), %" PRId64
+		   " runs across cuts\n", g, sizeof(Key) == 8 ? "int8" : "int4", runs);
+	fflush(stdout);
+	all_ops("large pairs", t);
+}
+
 /* Reductions: the device's rounds against a left fold on the CPU. */
 template <typename Key>
 static void
@@ -431,6 +553,7 @@ test_reduce(void)
 
 				CUDA_OK(cudaMemcpy(got.data(), in_spare ? spare : cur, n * sizeof(Key), cudaMemcpyDeviceToHost));
 				got.resize(n);
+				reductions++;
 				CHECK(got == acc, "reduce %s of %d runs (%s, %s): %" PRId64 " keys, want %zu",
 					  op_names[op], nruns, testgen_shape_names[shape],
 					  sizeof(Key) == 8 ? "int8" : "int4", n, acc.size());
@@ -694,10 +817,20 @@ main(int argc, char **argv)
 		shape_step = 3;
 		reduce_counts = 5;		/* up to 64 runs */
 	}
+	if (ref_mutating())
+		printf("batch_test: MUTATED (SETOPS_TEST_MUTATE): the reference's and the guard's checks must fail\n");
 	test_batches<int32_t>();
 	test_batches<int64_t>();
+	if (scale == 1)
+	{
+		test_large_batch<int32_t>();
+		test_large_batch<int64_t>();
+	}
 	test_reduce<int32_t>();
 	test_reduce<int64_t>();
+	printf("batch_test: %ld batches compared in full with the CPU engine, %ld pairs' answers checked "
+		   "by the independent reference, %ld reductions compared with a fold\n", batches, ref_pairs,
+		   reductions);
 	printf("%ld passed, %ld failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -11,7 +11,22 @@
 #   bash test/gpu/device_run.sh packed packedcheck packedenc packedenccheck packedbench
 #
 # Steps:
-#   kernel     GPU kernel tests against the CPU engine (test/gpu/kernel_test)
+#   kernel     GPU kernel tests against the CPU engine and, through the API,
+#              the independent reference (test/common/keyrank_ref.h)
+#              (test/gpu/kernel_test; prints answers and partition
+#              boundaries checked apart)
+#   kernellarge  its large cases alone: inputs across the GPU's chunk
+#              (2^25 elements) with duplicate runs across every chunk
+#              boundary, 40M to 300M elements (kernel_test large)
+#   large      inside PostgreSQL: int4 and int8 arrays of 35M keys each,
+#              duplicate runs across 2^25 and every CPU chunk, the four
+#              operations, counts and pairs, gpu and cpu, against answers
+#              written in plain SQL (test/gpu/pg_large_checks.sh)
+#   mutate     the reference's checks shown failing: kernel_test large,
+#              batch_test test quick, multi_device_test test and
+#              pg_large_checks.sh (small cuts, gpu) with SETOPS_TEST_MUTATE=1
+#              (a defect planted in each answer checked); the step fails
+#              unless every one of them fails
 #   memcheck   the quick kernel tests under compute-sanitizer memcheck
 #   racecheck  the quick kernel tests under compute-sanitizer racecheck
 #   bench      kernels against Thrust (test/gpu/kernel_bench)
@@ -44,8 +59,10 @@
 # defect each of their checks must catch, so those steps must then fail.
 #   servicebench  pgbench, 64 clients for 5 minutes through the service, every
 #              answer checked against the CPU engine, device memory flat
-#   batch      segmented batches and reductions against the CPU engine
-#              (test/gpu/batch_test)
+#   batch      segmented batches and reductions against the CPU engine,
+#              every pair's answer against the independent reference, the
+#              whole range past each output's count guarded, a batch with
+#              pairs across 2^25 elements (test/gpu/batch_test)
 #   batchcheck the quick batch tests under compute-sanitizer memcheck, then
 #              racecheck
 #   countmany  the service's shared trips: many counts of device keys in
@@ -64,7 +81,9 @@
 #   streamchecks  inside PostgreSQL: streamed aggregates answer as the CPU
 #              engine does; device memory flat across them and after ERRORs
 #   multi      one operation split over several GPUs against the CPU engine
-#              (test/gpu/multi_device_test; with one GPU the parts share it)
+#              and the independent reference, duplicate runs across the
+#              split points (test/gpu/multi_device_test; with one GPU the
+#              parts share it)
 #   multibench 200M + 200M keys on one GPU and split over all of them
 #   split      inside PostgreSQL: operations the service splits over every
 #              GPU, against the CPU engine; the cache's devices
@@ -163,6 +182,29 @@ pg_start() {
 for s in "$@"; do
 	case $s in
 		kernel) step kernel test/gpu/kernel_test full ;;
+		kernellarge) step kernellarge test/gpu/kernel_test large ;;
+		large)
+			pg_start || { status=1; continue; }
+			step large bash test/gpu/pg_large_checks.sh
+			;;
+		mutate)
+			pg_start || { status=1; continue; }
+			# each run must fail; its counts are in the log
+			step mutate env SETOPS_TEST_MUTATE=1 bash -c '
+				rc=0
+				for run in "test/gpu/kernel_test large" "test/gpu/batch_test test quick" \
+					"test/gpu/multi_device_test test" \
+					"env LARGE_DEVICES=gpu LARGE_GPU_CHUNK=65536 LARGE_CPU_CHUNK=8192 bash test/gpu/pg_large_checks.sh"; do
+					echo "== $run (planted defects: must fail)"
+					if $run 2>&1 | tail -n 60; [ "${PIPESTATUS[0]}" = 0 ]; then
+						echo "== $run: PASSED with planted defects"
+						rc=1
+					else
+						echo "== $run: failed, as it must"
+					fi
+				done
+				exit $rc'
+			;;
 		memcheck) step memcheck compute-sanitizer --tool memcheck --error-exitcode 3 test/gpu/kernel_test quick ;;
 		racecheck) step racecheck compute-sanitizer --tool racecheck --error-exitcode 3 test/gpu/kernel_test quick ;;
 		bench) step bench test/gpu/kernel_bench ;;

@@ -15,10 +15,29 @@
  *                 call works; device memory is flat across 10,000 calls;
  *   counts        the intersection count and overlaps (count_kernel.cu),
  *                 kernel and API level, order breaks, a false "yes" never;
- *   large         up to 300M elements, crossing chunk boundaries.
+ *   large         up to 300M elements, crossing chunk boundaries;
+ *   across cuts   inputs (runsgen.h) crossing the GPU's launch size
+ *                 (GPU_CHUNK, 2^25 elements of A and B together) once or
+ *                 twice, in A alone, B alone, or only in na + nb, with a
+ *                 duplicate run straddling each GPU chunk boundary (in A
+ *                 alone, B alone, both) and every quarter of the CPU
+ *                 engine's chunk; int4 and int8, every operation, pairs
+ *                 with values of 4, 8 and 16 bytes, the counts.
  *
- * Usage: kernel_test [quick|full]   (quick: for compute-sanitizer)
- * Prints "N passed, N failed"; exits non-zero on failure.
+ * Every answer through the API (api_case, count_api_case, so the large
+ * ones) is also checked by the independent reference
+ * (test/common/keyrank_ref.h: a run-length merge sharing no code with
+ * either engine), keys, values and counts, and so is the CPU engine's
+ * answer it is compared with.
+ *
+ * Usage: kernel_test [quick|full|large]   (quick: for compute-sanitizer;
+ * large: the large and across-cuts cases alone)
+ * SETOPS_TEST_MUTATE set (not 0): a defect (a dropped copy, an extra copy,
+ * a wrong value, swapped ranks) is planted in each answer before the
+ * reference checks it: those checks must then fail.
+ * Prints how many answers were compared in full (and how many of them by
+ * the reference), how many partition boundaries, then "N passed, N failed";
+ * exits non-zero on failure.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,8 +58,22 @@ extern "C"
 #include "../common/testclock.h"
 
 #include "cuda_ok.h"
+#include "ref_check.h"
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff", "merge"};
+
+/*
+ * What the checks are: answers (one call's whole result: every output,
+ * value and count, or an order report, or a sort) and, of those, the ones
+ * the independent reference checked; partition boundaries (one split of
+ * the partition kernel against the scalar search); the rest are other
+ * checks (plans, memory, cancel, recovery).
+ */
+static long answers = 0;
+static long ref_answers = 0;
+static long boundaries = 0;
+
+#define ANSWER_CHECK(cond, ...)	do { answers++; CHECK(cond, __VA_ARGS__); } while (0)
 
 /* ---- the CPU answer: keys and combined source positions ---- */
 
@@ -166,6 +199,7 @@ partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, boo
 			{
 				bool		ok = ai >= 0 && ai <= na && d - ai + star >= 0 && d - ai + star <= nb;
 
+				boundaries++;
 				CHECK(ok, "partition %s nv %d mode %d boundary %d: ai %d star %d out of range",
 					  what, nv, mode, i, ai, star);
 				bad += !ok;
@@ -178,6 +212,7 @@ partition_case(const std::vector<Key> &a, const std::vector<Key> &b, int nv, boo
 				want = host_merge(a.data(), na, b.data(), nb, d);
 				want_star = mode % 3 == 1 && want > 0 && d - want < nb && !(a[want - 1] < b[d - want]);
 			}
+			boundaries++;
 			CHECK(ai == want && star == want_star,
 				  "partition %s nv %d mode %d boundary %d (d %d): got %d*%d, want %d*%d",
 				  what, nv, mode, i, d, ai, star, want, want_star);
@@ -318,7 +353,7 @@ kernel_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, b
 	for (int64_t i = res.total; i < bound + guard && i >= 0; i++)
 		if (out[i] != poison)
 			untouched = false;
-	CHECK(res.unsorted == 0 && res.total == nref && bad < 0 && untouched,
+	ANSWER_CHECK(res.unsorted == 0 && res.total == nref && bad < 0 && untouched,
 		  "kernel %s %s dups=%d vals=%d sorted=%d na=%" PRId64 " nb=%" PRId64 ": total %d want %" PRId64
 		  ", unsorted %d, first bad %" PRId64 "%s",
 		  op_names[op], what, duplicates, with_values, inputs_sorted, na, nb, res.total, nref, res.unsorted,
@@ -396,12 +431,39 @@ api_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, int 
 	bool		untouched = args.out_count >= 0 && args.out_count <= bound &&
 		out[args.out_count] == poison;
 
-	CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 && args.out_count == nref && bad < 0 &&
-		  untouched,
-		  "api %s %s stride=%d na=%" PRId64 " nb=%" PRId64 ": status %d (%s) count %" PRId64
-		  " want %" PRId64 ", first bad %" PRId64,
-		  op_names[op], what, val_stride, na, nb, (int) st, st ? errbuf : "", args.out_count,
-		  nref, bad);
+	ANSWER_CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 && args.out_count == nref && bad < 0 &&
+				 untouched,
+				 "api %s %s stride=%d na=%" PRId64 " nb=%" PRId64 ": status %d (%s) count %" PRId64
+				 " want %" PRId64 ", first bad %" PRId64,
+				 op_names[op], what, val_stride, na, nb, (int) st, st ? errbuf : "", args.out_count,
+				 nref, bad);
+
+	/*
+	 * The independent reference: the GPU's answer (keys and value bytes),
+	 * then the CPU engine's (keys and source positions), so that a fault
+	 * both engines share does not pass.
+	 */
+	KeyrankReport r;
+
+	if (st == SETOPS_GPU_OK && args.unsorted_arg == 0)
+	{
+		bool		ok = ref_check<Key>(op, a.data(), na, b.data(), nb, out.data(), args.out_count,
+										(int64_t) out.size(), val_stride ? av.data() : NULL,
+										val_stride ? bv.data() : NULL, val_stride ? ov.data() : NULL,
+										val_stride, NULL, &r);
+
+		answers++;
+		ref_answers++;
+		CHECK(ok, "api %s %s stride=%d na=%" PRId64 " nb=%" PRId64 ", GPU against the reference: %s",
+			  op_names[op], what, val_stride, na, nb, r.msg);
+	}
+	bool		ok = ref_check<Key>(op, a.data(), na, b.data(), nb, ref.data(), nref,
+									(int64_t) ref.size(), NULL, NULL, NULL, 0, ref_pos.data(), &r);
+
+	answers++;
+	ref_answers++;
+	CHECK(ok, "api %s %s na=%" PRId64 " nb=%" PRId64 ", CPU engine against the reference: %s",
+		  op_names[op], what, na, nb, r.msg);
 }
 
 template <typename Key>
@@ -431,7 +493,7 @@ order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, const 
 	args.out_keys = out.data();
 	SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
 
-	CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == which && args.unsorted_pos == at,
+	ANSWER_CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == which && args.unsorted_pos == at,
 		  "order %s %s: inversion in arg %d at %" PRId64 ": status %d arg %d pos %" PRId64,
 		  op_names[op], what, which, at, (int) st, args.unsorted_arg, args.unsorted_pos);
 }
@@ -467,7 +529,7 @@ sort_case(int64_t n, TestShape shape, bool distinct)
 	SetopsGpuStatus st = setops_gpu_sort(Cpu<Key>::type, v.data(), &m, distinct, errbuf,
 										 sizeof(errbuf));
 
-	CHECK(st == SETOPS_GPU_OK && m == nref && memcmp(v.data(), ref.data(), nref * sizeof(Key)) == 0,
+	ANSWER_CHECK(st == SETOPS_GPU_OK && m == nref && memcmp(v.data(), ref.data(), nref * sizeof(Key)) == 0,
 		  "sort %s n=%" PRId64 " distinct=%d: status %d (%s) m=%" PRId64 " want %" PRId64,
 		  testgen_shape_names[shape], n, distinct, (int) st, st ? errbuf : "", m, nref);
 }
@@ -522,6 +584,7 @@ count_kernel_case(const std::vector<Key> &a, const std::vector<Key> &b, bool dup
 		l.scratch = d_scratch;
 		CUDA_OK(setop_enqueue(&l, 0));
 		CUDA_OK(cudaMemcpy(&res, setop_results(d_scratch), sizeof(res), cudaMemcpyDeviceToHost));
+		answers++;
 		if (mode == SETOPS_GPU_COUNT_INTERSECT)
 			CHECK(res.unsorted == 0 && res.total == nref,
 				  "count kernel %s na=%" PRId64 " nb=%" PRId64 " dup=%d: %d (flags %d), want %" PRId64,
@@ -581,11 +644,24 @@ count_api_case(const std::vector<Key> &a, const std::vector<Key> &b, const char 
 			mode == SETOPS_GPU_COUNT_OVERLAPS ? args.out_count == (nref > 0) :
 			(args.out_count == 0) == (nref == (int64_t) b.size());
 
-		CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 && right,
-			  "count api %s mode %d sorted=%d na=%zu nb=%zu: status %d (%s) count %" PRId64
-			  " (intersection %" PRId64 ")",
-			  what, mode, args.inputs_sorted, a.size(), b.size(), (int) st, st ? errbuf : "",
-			  args.out_count, nref);
+		ANSWER_CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 && right,
+					 "count api %s mode %d sorted=%d na=%zu nb=%zu: status %d (%s) count %" PRId64
+					 " (intersection %" PRId64 ")",
+					 what, mode, args.inputs_sorted, a.size(), b.size(), (int) st, st ? errbuf : "",
+					 args.out_count, nref);
+		/* the count against the reference's (planted: one off) */
+		if (mode == SETOPS_GPU_COUNT_INTERSECT)
+		{
+			int64_t		want = ref_count(SETOPS_OP_INTERSECT, a.data(), (int64_t) a.size(), b.data(),
+										 (int64_t) b.size()) + (ref_mutating() ? 1 : 0);
+
+			answers++;
+			ref_answers++;
+			CHECK(st == SETOPS_GPU_OK && args.out_count == want,
+				  "count api %s sorted=%d na=%zu nb=%zu: %" PRId64 ", the reference %" PRId64 "%s",
+				  what, args.inputs_sorted, a.size(), b.size(), args.out_count, want,
+				  ref_mutating() ? " (planted: one more)" : "");
+		}
 	}
 }
 
@@ -617,7 +693,7 @@ count_order_case(std::vector<Key> a, std::vector<Key> b, int which, int64_t at, 
 		bool		reported = args.unsorted_arg == which && args.unsorted_pos == at;
 		bool		yes = args.unsorted_arg == 0 && args.out_count == 1;
 
-		CHECK(st == SETOPS_GPU_OK &&
+		ANSWER_CHECK(st == SETOPS_GPU_OK &&
 			  (reported || (mode == SETOPS_GPU_COUNT_OVERLAPS && common && yes)),
 			  "count order %s mode %d: inversion in arg %d at %" PRId64 ": status %d arg %d pos %"
 			  PRId64 " count %" PRId64,
@@ -755,7 +831,7 @@ count_large_cases(void)
 		double		t0 = now_ms();
 		SetopsGpuStatus st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
 
-		CHECK(st == SETOPS_GPU_OK && args.out_count == 1, "large overlaps, first keys: %d %" PRId64,
+		ANSWER_CHECK(st == SETOPS_GPU_OK && args.out_count == 1, "large overlaps, first keys: %d %" PRId64,
 			  (int) st, args.out_count);
 		printf("kernel_test: overlaps of 70M + 60M whose first keys match: %.2f ms\n",
 			   now_ms() - t0);
@@ -763,7 +839,7 @@ count_large_cases(void)
 		args = count_args<int32_t>(SETOPS_GPU_COUNT_OVERLAPS, a, b);
 		t0 = now_ms();
 		st = setops_gpu_setop(&args, errbuf, sizeof(errbuf));
-		CHECK(st == SETOPS_GPU_OK && args.out_count == 0 && args.unsorted_arg == 0,
+		ANSWER_CHECK(st == SETOPS_GPU_OK && args.out_count == 0 && args.unsorted_arg == 0,
 			  "large overlaps, disjoint: %d %" PRId64, (int) st, args.out_count);
 		printf("kernel_test: overlaps of 70M + 60M, disjoint: %.2f ms\n", now_ms() - t0);
 	}
@@ -1182,10 +1258,69 @@ large_cases(void)
 	api_case<int64_t>(SETOPS_OP_SYMDIFF, a64, b64, 0, "large int8");
 }
 
+/* What was checked, then the totals; the exit status. */
+static int
+summary(void)
+{
+	printf("kernel_test: %ld answers compared in full (%ld of them by the independent reference"
+		   "%s), %ld partition boundaries against the scalar search, %ld other checks\n",
+		   answers, ref_answers, ref_mutating() ? ", each with a planted defect" : "", boundaries,
+		   passed + failed - answers - boundaries);
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/*
+ * Inputs across the GPU's chunk boundaries (gpu_chunk elements of A and B
+ * together per launch), na + nb from just over one chunk to over two, a
+ * duplicate run of len copies straddling each boundary (kind: in A, in B,
+ * in both) and every quarter of the CPU engine's chunk (kinds in turn):
+ * every operation (pairs with values of stride bytes, merge keys only)
+ * and the counts, each answer checked against the CPU engine and the
+ * reference (api_case, count_api_case).
+ */
+template <typename Key>
+static void
+runs_case(int64_t na, int64_t nb, int kind, int stride, uint64_t seed)
+{
+	std::vector<Key> a, b;
+	const int64_t len = 4097;
+	int64_t		cuts = runs_input(a, na, b, nb, SETOPS_CPU_CHUNK / 4, len, gpu_chunk, kind, seed);
+	char		what[160];
+
+	snprintf(what, sizeof(what), "across cuts %s %" PRId64 "+%" PRId64 ", run at each GPU chunk boundary %s",
+			 sizeof(Key) == 8 ? "int8" : "int4", na, nb, runsgen_kind_names[kind]);
+	printf("kernel_test: %s, %" PRId64 " runs across cuts, %" PRId64 " of them GPU chunk boundaries\n",
+		   what, cuts, (na + nb - len) / gpu_chunk);
+	fflush(stdout);
+	CHECK(cuts > 0 && (na + nb - len) / gpu_chunk >= 1 && gpu_chunk % (SETOPS_CPU_CHUNK / 4) == 0,
+		  "%s: the runs do not straddle their cuts (%" PRId64 ")", what, cuts);
+	for (int op = 0; op < SETOPS_OP_COUNT; op++)
+		api_case<Key>((SetopsOp) op, a, b, op == SETOPS_OP_MERGE ? 0 : stride, what);
+	count_api_case<Key>(a, b, what);
+}
+
+static void
+runs_cases(void)
+{
+	const int64_t g = gpu_chunk;
+
+	/* only na + nb crosses a chunk; A alone does; B alone does; both, twice */
+	runs_case<int32_t>(g / 2 + 3000, g / 2 + 5001, RUNS_BOTH_A, 4, 1);
+	runs_case<int32_t>(g + g / 2, g / 4 + 7, RUNS_A, 8, 2);
+	runs_case<int32_t>(g / 4 + 1, g + g / 2, RUNS_B, 0, 3);
+	runs_case<int32_t>(g + 5, g + 4099, RUNS_BOTH_B, 16, 4);
+	runs_case<int64_t>(g / 2 + 3000, g / 2 + 5001, RUNS_BOTH_B, 8, 5);
+	runs_case<int64_t>(g + 1000, g / 2, RUNS_A, 0, 6);
+	runs_case<int64_t>(g / 2, g + 1000, RUNS_B, 8, 7);
+	runs_case<int64_t>(g + 3, g + 4101, RUNS_BOTH_A, 4, 8);
+}
+
 int
 main(int argc, char **argv)
 {
 	bool		quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+	bool		large_only = argc > 1 && strcmp(argv[1], "large") == 0;
 	char		errbuf[SETOPS_GPU_ERRLEN];
 	int			count = setops_gpu_device_count(errbuf, sizeof(errbuf));
 
@@ -1194,7 +1329,15 @@ main(int argc, char **argv)
 		printf("kernel_test: no GPU: %s\n", errbuf);
 		return 2;
 	}
-	printf("kernel_test: %d device(s), %s mode\n", count, quick ? "quick" : "full");
+	printf("kernel_test: %d device(s), %s mode, GPU chunk %" PRId64 " elements%s\n", count,
+		   quick ? "quick" : large_only ? "large" : "full", gpu_chunk,
+		   ref_mutating() ? "; MUTATED (SETOPS_TEST_MUTATE): the reference's checks must fail" : "");
+	if (large_only)
+	{
+		runs_cases();
+		large_cases();
+		return summary();
+	}
 	random_cases<int32_t>(sizes32, sizeof(sizes32) / sizeof(sizes32[0]), quick ? 6 : 120, quick);
 	random_cases<int64_t>(sizes64, sizeof(sizes64) / sizeof(sizes64[0]), quick ? 4 : 80, quick);
 	partition_cases<int32_t>(quick ? 2 : 12, quick);
@@ -1220,12 +1363,12 @@ main(int argc, char **argv)
 					sort_case<int32_t>(n, (TestShape) shape, distinct);
 					sort_case<int64_t>(n, (TestShape) shape, distinct);
 				}
+		runs_cases();
 		large_cases();
 		count_large_cases();
 		cancel_cases();
 		memory_cases();
 		recovery_cases();		/* last: a fault may end GPU use in this process */
 	}
-	printf("%ld passed, %ld failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return summary();
 }

@@ -33,7 +33,8 @@ for v in "$@"; do
 		case " $knobbed " in *" $(basename "$o" .o) "*) ;; *) cp "$o" "$tmp/" ;; esac
 	done
 	# shellcheck disable=SC2086
-	$NVCC -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 $flags -o "$out/$bin.$name" \
+	$NVCC -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 $flags \
+		-DSETOPS_TEST_GPU_CHUNK_LOG2="$(sh test/gpu/chunk_log2.sh gpu)" -o "$out/$bin.$name" \
 		test/gpu/$bin.cu "$tmp"/*.o "${extra[@]}"
 	rm -rf "$tmp"
 	echo "built $out/$bin.$name ($flags)"

@@ -9,7 +9,13 @@
  *          engine's; an inversion placed at a part boundary is found at
  *          its exact position.  With one GPU the parts share it (the split
  *          and concatenation are what is tested); with two, they go to
- *          both.
+ *          both.  Inputs with a duplicate run straddling each split point
+ *          (in A, in B, in both), 5M elements and over the GPU's launch
+ *          size (2^25).  Every answer and intersection count is also
+ *          checked by the independent reference (test/common/keyrank_ref.h,
+ *          no code shared with either engine); SETOPS_TEST_MUTATE set (not
+ *          0) plants a defect in each answer before it does, and those
+ *          checks must then fail.
  *   bench  first the host link's copy rates, each device alone and all at
  *          once; then N + N int4 keys (about two copies per key) in
  *          registered host memory, as the GPU service holds them: the four
@@ -35,10 +41,15 @@ extern "C"
 #include "../common/testclock.h"
 
 #include <cuda_runtime.h>
+#include "ref_check.h"
 
 
 static const char *op_names[] = {"intersect", "union", "difference", "symdiff"};
 static int	ndevices = 1;
+
+/* answers compared in full (with the CPU engine, and with the reference) */
+static long answers = 0;
+static long ref_answers = 0;
 
 template <typename Key>
 static int64_t
@@ -99,8 +110,18 @@ one_case(SetopsOp op, const std::vector<Key> &a, const std::vector<Key> &b, int 
 	{
 		CHECK(std::equal(want.begin(), want.begin() + n, got.begin()), "%s %s: keys differ",
 			  op_names[op], what);
+		answers++;
 		CHECK(got[n] == (Key) 0x5A5A5A5A, "%s %s: written past the end", op_names[op], what);
 	}
+
+	KeyrankReport r;
+	bool		ok = ref_check<Key>(op, a.data(), (int64_t) a.size(), b.data(), (int64_t) b.size(),
+									got.data(), args.out_count, (int64_t) got.size(), NULL, NULL, NULL,
+									0, NULL, &r);
+
+	answers++;
+	ref_answers++;
+	CHECK(ok, "%s %s: against the reference: %s", op_names[op], what, r.msg);
 }
 
 /* The intersection count and overlaps split over the parts: no outputs. */
@@ -112,6 +133,8 @@ count_case(const std::vector<Key> &a, const std::vector<Key> &b, int nparts,
 	std::vector<Key> want(std::min(a.size(), b.size()) + SETOPS_CPU_OUTPUT_SLACK);
 	int64_t		n = cpu_run<Key>(SETOPS_OP_INTERSECT, a.data(), a.size(), b.data(), b.size(),
 								 want.data());
+	int64_t		ref = ref_count(SETOPS_OP_INTERSECT, a.data(), (int64_t) a.size(), b.data(),
+								(int64_t) b.size()) + (ref_mutating() ? 1 : 0);
 	int			devices[3];
 
 	for (int p = 0; p < nparts; p++)
@@ -136,11 +159,84 @@ count_case(const std::vector<Key> &a, const std::vector<Key> &b, int nparts,
 		SetopsGpuStatus st = setops_gpu_setop_devices(&args, nparts, devices, weights, errbuf,
 													  sizeof(errbuf));
 
+		answers++;
 		CHECK(st == SETOPS_GPU_OK && args.unsorted_arg == 0 &&
 			  (expect >= 0 ? args.out_count == expect : args.out_count > 0),
 			  "count mode %d %s: status %d (%s), %lld, want %lld", mode, what, (int) st, errbuf,
 			  (long long) args.out_count, (long long) expect);
+		if (mode == SETOPS_GPU_COUNT_INTERSECT)
+		{
+			answers++;
+			ref_answers++;
+			CHECK(st == SETOPS_GPU_OK && args.out_count == ref,
+				  "count %s: %lld, the reference %lld%s", what, (long long) args.out_count,
+				  (long long) ref, ref_mutating() ? " (planted: one more)" : "");
+		}
 	}
+}
+
+/*
+ * A duplicate run of len copies straddling each split point of nparts
+ * parts at weights (the diagonals setops_gpu_setop_devices cuts at: the
+ * weights' cumulative shares of na + nb), of kind `kind`; every operation
+ * and the counts.
+ */
+template <typename Key>
+static void
+split_runs_case(int64_t na, int64_t nb, int nparts, const double *weights, int kind)
+{
+	std::vector<Key> a(na + 1),
+				b(nb + 1);
+	int64_t		total = na + nb,
+				cuts[3];
+	int			kinds[3];
+	double		total_weight = 0,
+				cum = 0;
+	const int64_t len = 3001;
+	char		what[160];
+	int			straddled;
+
+	for (int p = 0; p < nparts; p++)
+		total_weight += weights[p];
+	for (int p = 0; p + 1 < nparts; p++)
+	{
+		cum += weights[p];
+		cuts[p] = (int64_t) (total * (cum / total_weight));
+		kinds[p] = kind;
+	}
+	if (sizeof(Key) == 8)
+		straddled = runsgen_i64((int64_t *) a.data(), na, (int64_t *) b.data(), nb, cuts, kinds,
+								nparts - 1, len, (uint64_t) total + kind);
+	else
+		straddled = runsgen_i32((int32_t *) a.data(), na, (int32_t *) b.data(), nb, cuts, kinds,
+								nparts - 1, len, (uint64_t) total + kind);
+	a.resize(na);
+	b.resize(nb);
+	snprintf(what, sizeof(what), "%s %lld+%lld, %d parts (weights %g,%g,%g), a run %s across each split",
+			 sizeof(Key) == 8 ? "int64" : "int32", (long long) na, (long long) nb, nparts, weights[0],
+			 weights[1], nparts > 2 ? weights[2] : 0.0, runsgen_kind_names[kind]);
+	CHECK(straddled == nparts - 1, "%s: %d runs straddle the splits", what, straddled);
+	for (int op = 0; op < 4; op++)
+		one_case<Key>((SetopsOp) op, a, b, nparts, weights, what);
+	count_case<Key>(a, b, nparts, weights, what);
+}
+
+template <typename Key>
+static void
+split_runs_cases(void)
+{
+	static const double even[] = {1, 1, 1};
+	static const double uneven[] = {1, 3, 2};
+	const int64_t sizes[][2] = {{3000000, 2000001}, {gpu_chunk / 2 + 3000, gpu_chunk / 2 + 5001}};
+	int			kind = 0;
+
+	for (int si = 0; si < 2; si++)
+		for (int parts = 2; parts <= 3; parts++)
+			for (int w = 0; w < 2; w++)
+				split_runs_case<Key>(sizes[si][0], sizes[si][1], parts, w ? uneven : even,
+									 kind++ % RUNS_KINDS);
+	printf("%s: runs across the split points checked\n", sizeof(Key) == 8 ? "int64" : "int32");
+	fflush(stdout);
 }
 
 template <typename Key>
@@ -373,9 +469,14 @@ main(int argc, char **argv)
 	}
 	if (strcmp(mode, "bench") == 0)
 		return bench(argc > 2 ? atoll(argv[2]) : 200000000);
-	printf("%d GPU(s)\n", ndevices);
+	printf("%d GPU(s)%s\n", ndevices,
+		   ref_mutating() ? "; MUTATED (SETOPS_TEST_MUTATE): the reference's checks must fail" : "");
 	test_type<int32_t>();
 	test_type<int64_t>();
+	split_runs_cases<int32_t>();
+	split_runs_cases<int64_t>();
+	printf("multi_device_test: %ld answers compared in full (%ld of them by the independent reference)\n",
+		   answers, ref_answers);
 	printf("%ld passed, %ld failed\n", passed, failed);
 	return failed > 0;
 }

@@ -13,6 +13,7 @@ for f in engine/gpu/*.cu; do
 done
 # the test build of setops_api.cu (its fault injection) replaces the library's
 "$NVCC" "${flags[@]}" -DSETOPS_GPU_TEST_HOOKS -c engine/gpu/setops_api.cu -o "$tmp/setops_api.o"
-"$NVCC" "${flags[@]}" -o test/gpu/kernel_test.ptx80 test/gpu/kernel_test.cu "$tmp"/*.o test/gpu/engine_*.o
+"$NVCC" "${flags[@]}" -DSETOPS_TEST_GPU_CHUNK_LOG2="$(sh test/gpu/chunk_log2.sh gpu)" \
+	-o test/gpu/kernel_test.ptx80 test/gpu/kernel_test.cu "$tmp"/*.o test/gpu/engine_*.o
 rm -rf "$tmp"
 echo "built test/gpu/kernel_test.ptx80"
