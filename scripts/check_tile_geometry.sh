@@ -16,9 +16,10 @@ bad() {
 	echo "check_tile_geometry: $1" >&2
 	fail=1
 }
-# macro NAME: its value in the header, as the C preprocessor sees it
+# macro NAME: the number the header defines NAME as (read as text: the GPU
+# machine, which runs this too, has no C compiler)
 macro() {
-	printf '%s\n' "$1" | ${CC:-cc} -E -P -include "$hdr" - 2>/dev/null | tr -d ' \n'
+	sed -nE "s/^#define $1 ([0-9]+)\$/\1/p" "$hdr" | head -1
 }
 # literal FILE REGEX: the number that REGEX's first group matches in FILE
 literal() {
@@ -62,9 +63,13 @@ s=engine/gpu/sort.cu
 check "distinct threads" "$(literal $s '^const int[[:space:]]+UNIQUE_NT = ([0-9]+);.*')" SETOPS_UNIQUE_NT
 check "distinct slots a thread" "$(literal $s '^const int[[:space:]]+UNIQUE_VT = ([0-9]+);.*')" SETOPS_UNIQUE_VT
 
-for m in SETOPS_TILE_SLOTS32 SETOPS_TILE_SLOTS64 SETOPS_COUNT_TILE_SLOTS32 SETOPS_COUNT_TILE_SLOTS64 \
-	SETOPS_UNIQUE_TILE_SLOTS; do
-	echo "$m = $(($(macro $m)))"
+for m in NT32 VT32 NT64 VT64 COUNT_NT COUNT_VT32 COUNT_VT64 UNIQUE_NT UNIQUE_VT; do
+	[ -n "$(macro SETOPS_$m)" ] || bad "$hdr does not define SETOPS_$m as a number"
 done
+[ $fail = 0 ] && echo "slots a tile: operations $(($(macro SETOPS_NT32) * $(macro SETOPS_VT32))) int4," \
+	"$(($(macro SETOPS_NT64) * $(macro SETOPS_VT64))) int8; counts" \
+	"$(($(macro SETOPS_COUNT_NT) * $(macro SETOPS_COUNT_VT32))) int4," \
+	"$(($(macro SETOPS_COUNT_NT) * $(macro SETOPS_COUNT_VT64))) int8; distinct" \
+	"$(($(macro SETOPS_UNIQUE_NT) * $(macro SETOPS_UNIQUE_VT)))"
 [ $fail = 0 ] && echo "check_tile_geometry: the kernels' tiles are the header's"
 exit $fail
