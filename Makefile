@@ -108,11 +108,11 @@ EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/
 	test/gpu/packed_encode_test test/gpu/device_hog test/gpu/*.o
 
 # Test hooks (SQL-callable functions the suites declare for themselves, in
-# args/stored_value.c and funcs/agg_funcs.c) exist only in builds for the tests:
+# args/stored_value.c, args/keys_form.c and funcs/agg_funcs.c) exist only in builds for the tests:
 # make SETOPS_TEST_HOOKS=yes (scripts/test.sh and the GPU machine's bundle
 # do; make installcheck needs such a build installed).  The choice sticks
 # in extension/test_hooks.h until SETOPS_TEST_HOOKS=no or make clean;
-# switching rebuilds those two files.  A fresh tree builds without.
+# switching rebuilds those files.  A fresh tree builds without.
 HOOKS_OFF = /* a build without the test hooks */
 ifdef SETOPS_TEST_HOOKS
 ifeq ($(SETOPS_TEST_HOOKS),yes)
@@ -130,8 +130,11 @@ endif
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-extension/args/stored_value.o extension/funcs/agg_funcs.o extension/args/stored_value.bc extension/funcs/agg_funcs.bc: \
+extension/args/stored_value.o extension/funcs/agg_funcs.o extension/args/keys_form.o \
+extension/args/stored_value.bc extension/funcs/agg_funcs.bc extension/args/keys_form.bc: \
 	extension/test_hooks.h
+# the kernels' tile shapes, which a test hook in keys_form.c reports
+extension/args/keys_form.o extension/args/keys_form.bc: engine/common/tile_geometry.h
 
 extension/setops--0.1--0.2.sql: $(UPGRADE_0_2)
 	{ echo '/* setops--0.1--0.2.sql: from 0.1 to 0.2 (made from extension/install/) */'; \

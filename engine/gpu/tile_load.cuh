@@ -18,25 +18,14 @@
 #include "partition.cuh"
 #include "bulk_copy.cuh"
 #include "serial_setops.cuh"
+#include "../common/tile_geometry.h"
 #include "lookback.cuh"
 
 namespace setops
 {
 
-/* Tile shapes (threads, key-rank slots per thread), chosen by a sweep on an
- * H200 (test/gpu/kernel_bench built with -DSETOPS_NT32=... etc.). */
-#ifndef SETOPS_NT32
-#define SETOPS_NT32 128
-#endif
-#ifndef SETOPS_VT32
-#define SETOPS_VT32 23
-#endif
-#ifndef SETOPS_NT64
-#define SETOPS_NT64 128
-#endif
-#ifndef SETOPS_VT64
-#define SETOPS_VT64 17
-#endif
+/* Tile shapes (threads, key-rank slots per thread): SETOPS_NT32 etc. come
+ * from engine/common/tile_geometry.h, which the SQL suites read too. */
 
 /*
  * The barrier among the threads that work on a tile: the whole block, or

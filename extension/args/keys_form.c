@@ -12,8 +12,12 @@
  */
 #include "postgres.h"
 
+#include "utils/builtins.h"
+
 #include "setops.h"
 #include "args/args.h"
+#include "engine/common/tile_geometry.h"
+#include "test_hooks.h"
 
 /* Plain keys: a stored argument read, a packed one decoded. */
 void
@@ -94,3 +98,38 @@ setops_keys_packed_undecoded(const SetopsKeys *keys)
 	return keys->form == SETOPS_KEYS_PACKED ||
 		(keys->form == SETOPS_KEYS_STORED && keys->cache_key->packed);
 }
+
+#ifdef SETOPS_TEST_HOOKS
+/*
+ * Test hook, compiled only into builds for the tests (make
+ * SETOPS_TEST_HOOKS=yes) and not declared by the extension's SQL script
+ * (test/pgtap/tiles.psql declares it): the slots one GPU tile covers, from
+ * the header the kernels take their shapes from (tile_geometry.h), so that
+ * the suites put sizes and runs across the kernels' real tile boundaries.
+ * kernel: 'setop' (the operations and the pairs), 'count' (counts and
+ * predicates) or 'distinct' (array_distinct_gpu's compaction); bits: 32
+ * or 64, the key type.
+ */
+PG_FUNCTION_INFO_V1(setops_test_tile_slots);
+Datum
+setops_test_tile_slots(PG_FUNCTION_ARGS)
+{
+	char	   *kernel = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int32		bits = PG_GETARG_INT32(1);
+
+	if (bits != 32 && bits != 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_test_tile_slots: key bits must be 32 or 64, not %d", bits)));
+	if (strcmp(kernel, "setop") == 0)
+		PG_RETURN_INT32(bits == 32 ? SETOPS_TILE_SLOTS32 : SETOPS_TILE_SLOTS64);
+	if (strcmp(kernel, "count") == 0)
+		PG_RETURN_INT32(bits == 32 ? SETOPS_COUNT_TILE_SLOTS32 : SETOPS_COUNT_TILE_SLOTS64);
+	if (strcmp(kernel, "distinct") == 0)
+		PG_RETURN_INT32(SETOPS_UNIQUE_TILE_SLOTS);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("setops_test_tile_slots: no kernel \"%s\" (setop, count, distinct)", kernel)));
+	PG_RETURN_NULL();			/* not reached */
+}
+#endif							/* SETOPS_TEST_HOOKS */

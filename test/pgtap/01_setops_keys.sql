@@ -1,19 +1,22 @@
 -- 01_setops_keys.sql: the four multiset operations on keys (int4[] and
 -- int8[]) against the SQL reference (reference.psql), on random and
 -- structured inputs: heavy duplicates, long runs, all-equal, disjoint, empty,
--- single elements, sizes around tile boundaries, skewed sizes, extremes,
+-- single elements, sizes and runs on the GPU kernels' tile boundaries
+-- (tiles.psql), skewed sizes, extremes,
 -- negative keys and a few large inputs (one over 2^20 elements in all).
 --
 -- Mode-independent: run under any setops.device.
 BEGIN;
 \ir reference.psql
+\ir tiles.psql
 
 CREATE TEMP TABLE cases (
     id serial PRIMARY KEY,
     label text NOT NULL,
     a int8[] NOT NULL,
     b int8[] NOT NULL,
-    swap boolean NOT NULL DEFAULT false    -- also run as (b, a)
+    swap boolean NOT NULL DEFAULT false,   -- also run as (b, a)
+    tile int                               -- the tile it is built on, if any
 );
 
 SELECT setseed(0.0101);
@@ -66,16 +69,14 @@ INSERT INTO cases (label, a, b, swap) VALUES
     ('single vs dup-heavy', '{5}', pg_temp.rand_sorted(2000, 0, 10), true),
     ('single vs empty', '{-3}', '{}', true);
 
--- sizes around tile boundaries (1024, 1408, 2816)
-INSERT INTO cases (label, a, b)
-SELECT format('boundary sizes %s/%s, keys 0..%s', na, nb, r),
-       pg_temp.rand_sorted(na, 0, r), pg_temp.rand_sorted(nb, 0, r)
-FROM (VALUES (1023, 1024, 300), (1024, 1024, 400), (1025, 1023, 5000),
-             (1407, 1409, 500), (1408, 1408, 2000), (1409, 1407, 400),
-             (2815, 2817, 900), (2816, 2816, 20000), (2817, 2815, 1000)) AS v(na, nb, r);
-INSERT INTO cases (label, a, b)
-SELECT format('identical arrays of %s keys', n), x, x
-FROM (SELECT n, pg_temp.rand_sorted(n, 0, n / 3) AS x FROM unnest(ARRAY[1024, 1408, 2816]) n) t;
+-- sizes and runs on the GPU tiles' boundaries (tiles.psql: the sizes come
+-- from the kernels' header), for the int4 tile and the int8 tile; every
+-- case runs as int8 and as int4, the runs across diagonals both ways round
+INSERT INTO cases (label, a, b, swap, tile)
+SELECT t.label, t.a, t.b, t.n IN (8, 10), v.tile
+FROM (VALUES (:tile_setop4), (:tile_setop8)) AS v(tile),
+     LATERAL pg_temp.tile_cases('setop', v.tile) t
+ORDER BY v.tile DESC, t.n;
 
 -- skewed sizes (one side 32x smaller or more: galloping)
 INSERT INTO cases (label, a, b, swap) VALUES
@@ -108,8 +109,8 @@ INSERT INTO cases (label, a, b) VALUES
     ('huge 600000 vs 500000, keys 0..200000', pg_temp.rand_sorted(600000, 0, 200000), pg_temp.rand_sorted(500000, 0, 200000)),
     ('huge long runs vs dup-heavy, over 2^20 keys', pg_temp.rand_runs(150, 2000, 5000), pg_temp.rand_sorted(600000, 0, 300));
 
-INSERT INTO cases (label, a, b)
-SELECT label || ' (swapped)', b, a FROM cases WHERE swap ORDER BY id;
+INSERT INTO cases (label, a, b, tile)
+SELECT label || ' (swapped)', b, a, tile FROM cases WHERE swap ORDER BY id;
 
 CREATE TEMP TABLE expect AS
 SELECT c.id, r.i, r.u, r.d, r.s,
@@ -120,10 +121,13 @@ FROM cases c, pg_temp.ref_setops(c.a, c.b) r;
 CREATE TEMP TABLE ops (op text PRIMARY KEY);
 INSERT INTO ops VALUES ('intersect'), ('union'), ('difference'), ('symdiff');
 
-SELECT plan(3 + 6 + 4 * 77 + 4 * 72);
+SELECT plan(4 + 6 + 4 * 95 + 4 * 90);
 
-SELECT is((SELECT count(*) FROM cases), 77::bigint, 'number of int8 cases');
-SELECT is((SELECT count(*) FROM expect WHERE fits4), 72::bigint, 'number of int4 cases');
+SELECT is((SELECT count(*) FROM cases), 95::bigint, 'number of int8 cases');
+SELECT is((SELECT count(*) FROM expect WHERE fits4), 90::bigint, 'number of int4 cases');
+SELECT is((SELECT count(*) FILTER (WHERE pg_temp.on_tile(cardinality(a), cardinality(b), tile)) FROM cases),
+          30::bigint, format('30 cases on the int4 tile (%s slots) and the int8 tile (%s slots)',
+                             :tile_setop4, :tile_setop8));
 SELECT ok((SELECT bool_and(pg_temp.well_formed(i) AND pg_temp.well_formed(u)
                            AND pg_temp.well_formed(d) AND pg_temp.well_formed(s)) FROM expect),
           'the reference gives well-formed arrays');

@@ -4,12 +4,14 @@
 -- values).  Values of int4, int8 and float8, source positions from
 -- generate_subscripts(), and fixed-width types of other sizes and alignments
 -- (int2, "char", bool, float4, date, tid, macaddr, uuid, name, interval,
--- point, timetz) for the generic strides.  One case is over 2^20 elements in
--- all, so the values are gathered over several chunks.
+-- point, timetz) for the generic strides.  Sizes and runs on the GPU tiles'
+-- boundaries (tiles.psql).  One case is over 2^20 elements in all, so the
+-- values are gathered over several chunks.
 --
 -- Mode-independent: run under any setops.device.
 BEGIN;
 \ir reference.psql
+\ir tiles.psql
 
 -- The extension's pairs form by operation name, in SQL so that the arrays
 -- reach it as they are (PL/pgSQL would expand array arguments).  The gating
@@ -51,7 +53,8 @@ CREATE TEMP TABLE cases (
     id serial PRIMARY KEY,
     label text NOT NULL,
     a int8[] NOT NULL,
-    b int8[] NOT NULL
+    b int8[] NOT NULL,
+    tile int                    -- the tile it is built on, if any
 );
 
 SELECT setseed(0.0202);
@@ -69,14 +72,20 @@ INSERT INTO cases (label, a, b) VALUES
     ('random vs empty', pg_temp.rand_sorted(100, 0, 30), '{}'),
     ('both empty', '{}', '{}'),
     ('single equal', '{5}', '{5}'),
-    ('boundary 1408/1409, keys 0..400', pg_temp.rand_sorted(1408, 0, 400), pg_temp.rand_sorted(1409, 0, 400)),
-    ('boundary 2817/2815, keys 0..5000', pg_temp.rand_sorted(2817, 0, 5000), pg_temp.rand_sorted(2815, 0, 5000)),
     ('skewed 40 vs 5000', pg_temp.rand_sorted(40, 0, 300), pg_temp.rand_sorted(5000, 0, 300)),
     ('skewed 5000 vs 40', pg_temp.rand_sorted(5000, 0, 300), pg_temp.rand_sorted(40, 0, 300)),
     ('sparse 5000 vs 5000', pg_temp.rand_sorted(5000, 0, 1000000), pg_temp.rand_sorted(5000, 0, 1000000)),
     ('int4 extremes', pg_temp.rand_extreme(1000, 32), pg_temp.rand_extreme(800, 32)),
     ('int8 extremes', pg_temp.rand_extreme(1000, 64), pg_temp.rand_extreme(800, 64)),
     ('large 50000 vs 60000, keys 0..20000', pg_temp.rand_sorted(50000, 0, 20000), pg_temp.rand_sorted(60000, 0, 20000));
+-- on the GPU tiles' boundaries (tiles.psql), int4's and int8's: sides at
+-- t +- 1, the sum at 2t + 1, runs across diagonals
+INSERT INTO cases (label, a, b, tile)
+SELECT t.label, t.a, t.b, v.tile
+FROM (VALUES (:tile_setop4), (:tile_setop8)) AS v(tile),
+     LATERAL pg_temp.tile_cases('setop', v.tile) t
+WHERE t.n IN (1, 6, 8, 10)
+ORDER BY v.tile DESC, t.n;
 
 CREATE TEMP TABLE vals AS
 SELECT id,
@@ -153,10 +162,13 @@ BEGIN
 END
 $$;
 
-SELECT plan(2 + 4 * 18 * 2 + 4 * 19 * 2 + 8 + 12 * 4 * 2 + 4 * 3 + 6);
+SELECT plan(3 + 4 * 24 * 2 + 4 * 25 * 2 + 8 + 12 * 4 * 2 + 4 * 3 + 6);
 
-SELECT is((SELECT count(*) FROM cases), 19::bigint, 'number of cases');
-SELECT is((SELECT count(*) FROM vals WHERE fits4), 18::bigint, 'number of int4 cases');
+SELECT is((SELECT count(*) FROM cases), 25::bigint, 'number of cases');
+SELECT is((SELECT count(*) FROM vals WHERE fits4), 24::bigint, 'number of int4 cases');
+SELECT is((SELECT count(*) FILTER (WHERE pg_temp.on_tile(cardinality(a), cardinality(b), tile)) FROM cases),
+          8::bigint, format('8 cases on the int4 tile (%s slots) and the int8 tile (%s slots)',
+                            :tile_setop4, :tile_setop8));
 
 -- int4 keys, source positions as values (a's positive, b's negated)
 SELECT pg_temp.pairs_is(r.keys, r.vals, e.keys, e.vals,
@@ -207,9 +219,13 @@ FROM huge h CROSS JOIN ops o JOIN huge_expect e USING (op),
                    h.b, ARRAY(SELECT -generate_subscripts(h.b, 1))::int8[]) r
 ORDER BY o.op;
 
--- other value types: int4 keys and int8 keys on dup-heavy cases
-SELECT pg_temp.check_vtype(2, 'int4', t.typ, o.op) FROM vtypes t CROSS JOIN ops o ORDER BY t.typ, o.op;
-SELECT pg_temp.check_vtype(12, 'int8', t.typ, o.op) FROM vtypes t CROSS JOIN ops o ORDER BY t.typ, o.op;
+-- other value types: int4 keys on a dup-heavy case, int8 keys with a run
+-- across the int8 tile's first boundary
+SELECT pg_temp.check_vtype((SELECT id FROM cases WHERE label = 'dup-heavy, keys 0..100'), 'int4', t.typ, o.op)
+FROM vtypes t CROSS JOIN ops o ORDER BY t.typ, o.op;
+SELECT pg_temp.check_vtype((SELECT id FROM cases WHERE tile = :tile_setop8 AND label LIKE '%a run across diagonal t,%'),
+                           'int8', t.typ, o.op)
+FROM vtypes t CROSS JOIN ops o ORDER BY t.typ, o.op;
 
 -- positions point back at the keys they came with, whatever the reference
 -- says: keys[i] = (a || b)[vals[i]] with b's positions offset by |a|
@@ -220,7 +236,7 @@ SELECT ok((SELECT coalesce(bool_and(ab.k IS NOT DISTINCT FROM u.k), true)
 FROM cases c CROSS JOIN ops o,
      pg_temp.pairs(o.op, c.a, ARRAY(SELECT generate_subscripts(c.a, 1)),
                    c.b, ARRAY(SELECT cardinality(c.a) + generate_subscripts(c.b, 1))) r
-WHERE c.id IN (2, 3, 16)
+WHERE c.label IN ('dup-heavy, keys 0..100', 'long runs vs long runs', 'sparse 5000 vs 5000')
 ORDER BY c.id, o.op;
 
 -- hand-checked literals

@@ -3,11 +3,15 @@
 -- against ORDER BY / DISTINCT over unnest: random unsorted input with
 -- duplicates, sorted, reversed and all-equal input, extremes, keys that
 -- differ only in their high bytes, empty and single-element arrays, sizes
--- around tile boundaries and a few large arrays (one over 2^20 elements).
+-- and runs on the boundaries of array_distinct_gpu's compaction tiles
+-- (tiles.psql: the size comes from the kernels' header; array_sort_gpu is
+-- CUB's radix sort, with tiles of CUB's own) and a few large arrays (one
+-- over 2^20 elements).
 --
 -- Mode-independent: run under any setops.device.
 BEGIN;
 \ir reference.psql
+\ir tiles.psql
 
 -- n random keys in [lo, hi], in random order
 CREATE FUNCTION pg_temp.rand_unsorted(n int, lo int8, hi int8) RETURNS int8[]
@@ -20,7 +24,8 @@ CREATE FUNCTION pg_temp.shuffle(x int8[]) RETURNS int8[] LANGUAGE sql VOLATILE A
     SELECT coalesce(array_agg(k ORDER BY random()), '{}') FROM unnest(x) k
 $$;
 
-CREATE TEMP TABLE cases (id serial PRIMARY KEY, label text NOT NULL, a int8[] NOT NULL);
+CREATE TEMP TABLE cases (id serial PRIMARY KEY, label text NOT NULL, a int8[] NOT NULL,
+                         tile int);   -- the tile it is built on, if any
 
 SELECT setseed(0.0404);
 
@@ -32,9 +37,25 @@ INSERT INTO cases (label, a) VALUES
     ('three, descending with a duplicate', '{3,3,1}');
 INSERT INTO cases (label, a)
 SELECT format('random %s keys in 0..%s', n, r), pg_temp.rand_unsorted(n, 0, r)
-FROM (VALUES (10, 3), (64, 1000), (65, 1000), (1000, 50), (1023, 100), (1024, 1000000),
-             (1025, 300), (1407, 20), (1408, 5000), (1409, 1409), (2815, 700),
-             (2816, 2816), (2817, 100000), (5000, 0)) AS v(n, r);
+FROM (VALUES (10, 3), (64, 1000), (65, 1000), (1000, 50), (5000, 0)) AS v(n, r);
+-- on the distinct's tiles of d slots: sizes at k*d +- 1, a run across the
+-- first boundary, a boundary between two copies of a key, and between two
+-- keys
+INSERT INTO cases (label, a, tile)
+SELECT format('distinct tile %s: %s (%s keys)', d, what, cardinality(x)), x, d
+FROM (VALUES (:tile_distinct)) AS t(d),
+     LATERAL (VALUES
+        ('random in 0..100, d-1', pg_temp.rand_unsorted(d - 1, 0, 100)),
+        ('random in 0..1000000, d', pg_temp.rand_unsorted(d, 0, 1000000)),
+        ('random in 0..300, d+1', pg_temp.rand_unsorted(d + 1, 0, 300)),
+        ('random in 0..700, 2d-1', pg_temp.rand_unsorted(2 * d - 1, 0, 700)),
+        ('random in 0..100000, 2d+1', pg_temp.rand_unsorted(2 * d + 1, 0, 100000)),
+        ('random in 0..20, 3d+1', pg_temp.rand_unsorted(3 * d + 1, 0, 20)),
+        ('a run of 300 across position d, shuffled', pg_temp.shuffle(pg_temp.run_at(2 * d + 1, d - 150, 300))),
+        ('keys d and d+1 of the sorted input equal, shuffled',
+         pg_temp.shuffle(ARRAY(SELECT g FROM generate_series(1, d) g UNION ALL
+                               SELECT g FROM generate_series(d, 2 * d) g)::int8[])),
+        ('keys 1..d+1 once each, shuffled', pg_temp.shuffle(ARRAY(SELECT generate_series(1, d + 1))::int8[]))) AS c(what, x);
 INSERT INTO cases (label, a) VALUES
     ('already sorted 5000', pg_temp.rand_sorted(5000, 0, 3000)),
     ('already sorted and distinct 3000', ARRAY(SELECT DISTINCT floor(random() * 100000)::int8 FROM generate_series(1, 3000) ORDER BY 1)),
@@ -58,15 +79,17 @@ INSERT INTO cases (label, a) VALUES
 
 CREATE TEMP TABLE expect AS
 SELECT id,
-       ARRAY(SELECT k FROM unnest(a) k ORDER BY k) AS sorted,
-       ARRAY(SELECT DISTINCT k FROM unnest(a) k ORDER BY k) AS dist,
+       pg_temp.mutated(ARRAY(SELECT k FROM unnest(a) k ORDER BY k)) AS sorted,
+       pg_temp.mutated(ARRAY(SELECT DISTINCT k FROM unnest(a) k ORDER BY k)) AS dist,
        (SELECT coalesce(bool_and(k BETWEEN -2147483648 AND 2147483647), true) FROM unnest(a) k) AS fits4
 FROM cases;
 
-SELECT plan(2 + 2 * 34 + 2 * 31 + 12);
+SELECT plan(3 + 2 * 34 + 2 * 31 + 12);
 
 SELECT is((SELECT count(*) FROM cases), 34::bigint, 'number of cases');
 SELECT is((SELECT count(*) FROM expect WHERE fits4), 31::bigint, 'number of int4 cases');
+SELECT is((SELECT count(*) FILTER (WHERE pg_temp.on_tile(cardinality(a), 0, tile)) FROM cases), 9::bigint,
+          format('9 cases on the distinct''s tile (%s slots)', :tile_distinct));
 
 SELECT pg_temp.arr_is(x.got, x.want, format('int8 %s: %s (%s keys)', x.fn, c.label, cardinality(c.a)))
 FROM cases c JOIN expect e USING (id),
@@ -106,7 +129,7 @@ SELECT pg_temp.arr_is(array_intersect_gpu(array_distinct_gpu(c.a::int4[]), array
                       (pg_temp.ref_setops(f.dist, e.sorted)).i::int4[],
                       'array_intersect_gpu of array_distinct_gpu and array_sort_gpu results')
 FROM cases c JOIN expect f USING (id), cases d JOIN expect e USING (id)
-WHERE c.label = 'random 2815 keys in 0..700' AND d.label = 'random 1025 keys in 0..300';
+WHERE c.label LIKE 'distinct tile %: random in 0..700, 2d-1 %' AND d.label LIKE 'distinct tile %: random in 0..300, d+1 %';
 SELECT ok((SELECT bool_and(array_sort_gpu(c.a) = array_sort_gpu(array_sort_gpu(c.a))) FROM cases c),
           'array_sort_gpu is idempotent on every case');
 

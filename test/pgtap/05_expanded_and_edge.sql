@@ -6,8 +6,8 @@
 -- results, for keys, pairs (values too), sort/distinct and aggregates, and
 -- unsorted or NULL-holding ones must raise the same errors as flat arrays.
 -- Also: the exact position reported for unsorted input, lower bounds other
--- than 1, empty results, NULL arguments, malformed arguments, and that the
--- CPU engine agrees with the session's setops.device.
+-- than 1, empty results, NULL arguments, malformed arguments, and large
+-- inputs against the reference in the session's setops.device and in cpu.
 --
 -- Mode-independent: run under any setops.device (the one test that sets it
 -- does so with SET LOCAL and restores the session's value).
@@ -155,7 +155,7 @@ SELECT c.id, r.i, r.u, r.d, r.s,
         FROM unnest(c.a || c.b) k) AS fits4
 FROM cases c, pg_temp.ref_setops(c.a, c.b) r;
 
-SELECT plan(2 + 4 * 4 * 6 + 4 * 4 * 5 + 16 + 6 * 4 * 2 + 2 * 4 * 2 + 6 + 9 + 14 + 20 + 8 + 16 + 8 + 12 + 7);
+SELECT plan(2 + 4 * 4 * 6 + 4 * 4 * 5 + 16 + 6 * 4 * 2 + 2 * 4 * 2 + 6 + 9 + 14 + 20 + 8 + 16 + 8 + 12 + 8);
 
 SELECT is((SELECT count(*) FROM expect WHERE fits4), 5::bigint, 'number of int4 cases');
 SELECT is((SELECT cardinality(a) || '/' || cardinality(b) FROM cases WHERE id = 6), '3000/2500', 'distinct keys case sizes');
@@ -433,8 +433,10 @@ SELECT throws_like($$SELECT * FROM array_symdiff_gpu('{2,1}'::int8[], '{1,2}'::i
 SELECT throws_like($$SELECT * FROM array_union_gpu(array_fill(1, ARRAY[5000]) || '{0}'::int4[], array_fill(1, ARRAY[5001]), '{}'::int4[], '{}'::int4[])$$,
                    '%array_union_gpu: argument 1 is not sorted ascending at position 5001%', 'pairs: unsorted after a long run, flat');
 
--- the CPU engine agrees with the session's setops.device (under auto, the
--- large inputs here go to the GPU where there is one)
+-- large inputs against the SQL reference, in the session's setops.device
+-- (under auto, these go to the GPU where there is one) and again with
+-- setops.device = cpu: in every mode CI runs, each side is held to the
+-- reference, not to the other
 CREATE TEMP TABLE agree_in AS
 SELECT pg_temp.rand_sorted(600000, 0, 200000)::int4[] AS a, pg_temp.rand_sorted(500000, 0, 200000)::int4[] AS b,
        pg_temp.rand_sorted(300000, -5000, 5000) AS c, pg_temp.rand_runs(200, 2000, 5000) AS d,
@@ -453,24 +455,48 @@ CREATE FUNCTION pg_temp.agree_results() RETURNS TABLE (what text, res text) LANG
     UNION ALL SELECT 'array_merge_agg', md5(array_merge_agg(r)::text) FROM agree_rows
     UNION ALL SELECT 'array_union_agg', md5(array_union_agg(r)::text) FROM agree_rows
 $$;
+-- the reference, in plain SQL: reference.psql's key-rank join for the
+-- operations and pairs, ORDER BY and DISTINCT for sort and distinct, every
+-- row's keys in order for the merge, and each key as many times as the
+-- row holding most of its copies for the union (max(ca, cb), folded)
+CREATE TEMP TABLE agree_ref4 AS SELECT r.* FROM agree_in, pg_temp.ref_setops(a, b) r;
+CREATE TEMP TABLE agree_ref8 AS SELECT r.* FROM agree_in, pg_temp.ref_setops(c, d) r;
+CREATE TEMP TABLE agree_ref AS
+SELECT 'int4 ' || o.op AS what, md5(pg_temp.ref_pick(o.op, r.i, r.u, r.d, r.s)::text) AS res FROM agree_ref4 r, ops o
+UNION ALL SELECT 'int8 ' || o.op, md5(pg_temp.ref_pick(o.op, r.i, r.u, r.d, r.s)::text) FROM agree_ref8 r, ops o
+UNION ALL SELECT 'pairs union', md5(ROW(e.keys, e.vals)::text)
+          FROM agree_in, pg_temp.ref_pairs('union', a, ARRAY(SELECT generate_subscripts(a, 1)),
+                                           b, ARRAY(SELECT -generate_subscripts(b, 1))) e
+UNION ALL SELECT 'pairs symdiff', md5(ROW(e.keys, e.vals)::text)
+          FROM agree_in, pg_temp.ref_pairs('symdiff', c, c, d, d) e
+UNION ALL SELECT 'sort', md5(pg_temp.mutated(ARRAY(SELECT k FROM unnest(u) k ORDER BY k))::text) FROM agree_in
+UNION ALL SELECT 'distinct', md5(pg_temp.mutated(ARRAY(SELECT DISTINCT k FROM unnest(u) k ORDER BY k))::text) FROM agree_in
+UNION ALL SELECT 'array_merge_agg', md5(pg_temp.mutated(array_agg(k ORDER BY k))::text) FROM agree_rows, unnest(r) k
+UNION ALL SELECT 'array_union_agg', md5(pg_temp.mutated(array_agg(k ORDER BY k))::text)
+          FROM (SELECT k, max(n) AS n
+                FROM (SELECT g, k, count(*) AS n FROM agree_rows, unnest(r) k GROUP BY g, k) per_row
+                GROUP BY k) m, generate_series(1, m.n);
 CREATE TEMP TABLE agree_session AS
 SELECT *, current_setting('setops.device') AS device FROM pg_temp.agree_results();
 SET LOCAL setops.device = cpu;
 CREATE TEMP TABLE agree_cpu AS
 SELECT *, current_setting('setops.device') AS device FROM pg_temp.agree_results();
 RESET setops.device;    -- back to the session's value (PGOPTIONS)
-SELECT results_eq('SELECT what, res FROM agree_session ORDER BY what', 'SELECT what, res FROM agree_cpu ORDER BY what',
-                  format('setops.device = cpu agrees with the session''s setops.device (%s) on large inputs',
+SELECT results_eq('SELECT what, res FROM agree_session ORDER BY what', 'SELECT what, res FROM agree_ref ORDER BY what',
+                  format('the session''s setops.device (%s) agrees with the SQL reference on large inputs',
                          (SELECT min(device) FROM agree_session)));
-SELECT is((SELECT string_agg(DISTINCT device, ',') FROM agree_cpu), 'cpu', 'the comparison run used setops.device = cpu');
+SELECT results_eq('SELECT what, res FROM agree_cpu ORDER BY what', 'SELECT what, res FROM agree_ref ORDER BY what',
+                  'setops.device = cpu agrees with the SQL reference on large inputs');
+SELECT is((SELECT string_agg(DISTINCT device, ',') FROM agree_cpu), 'cpu', 'the second run used setops.device = cpu');
 SELECT is((SELECT string_agg(DISTINCT device, ',') FROM agree_session), current_setting('setops.device'),
           'the session''s setops.device is back');
-SELECT is((SELECT count(*) FROM agree_cpu), 14::bigint, 'all 14 large results compared');
-SELECT is((SELECT count(DISTINCT res) FROM agree_cpu), 14::bigint, 'the large results all differ');
-SELECT pg_temp.arr_is((SELECT array_sort_gpu(u) FROM agree_in), (SELECT ARRAY(SELECT k FROM unnest(u) k ORDER BY k) FROM agree_in),
+SELECT is((SELECT count(*) FROM agree_ref), 14::bigint, 'all 14 large results compared');
+SELECT is((SELECT count(DISTINCT res) FROM agree_ref), 14::bigint, 'the large results all differ');
+SELECT pg_temp.arr_is((SELECT array_sort_gpu(u) FROM agree_in),
+                      (SELECT pg_temp.mutated(ARRAY(SELECT k FROM unnest(u) k ORDER BY k)) FROM agree_in),
                       'array_sort_gpu of 1100000 keys matches ORDER BY');
 SELECT pg_temp.arr_is((SELECT array_merge_agg(r) FROM agree_rows),
-                      (SELECT array_agg(k ORDER BY k) FROM agree_rows, unnest(r) k),
+                      (SELECT pg_temp.mutated(array_agg(k ORDER BY k)) FROM agree_rows, unnest(r) k),
                       'array_merge_agg of 60 rows of 20000 keys matches ORDER BY');
 
 SELECT * FROM finish();

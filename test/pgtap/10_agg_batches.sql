@@ -1,53 +1,25 @@
 -- 10_agg_batches.sql: the aggregates' segmented transition state (all rows'
 -- keys appended, reduced by the final function in log2(rows) rounds of
--- batches) against two references that do not use it:
---   * counts, as in 03_aggregates.sql: per key the minimum, maximum and sum
---     of its copies over the non-NULL rows, for groups of many rows (3000
---     small rows with duplicates, NULL and empty rows, one very large row
---     among small ones, extremes of int4 and int8, and 1500 groups of a few
---     rows each);
---   * a fold, row by row, with the plain two-argument functions
---     (array_intersect_gpu, array_union_gpu; array_sort_gpu of the
---     concatenation for merge), for groups too large for counts: these
---     groups hold more than AGG_REDUCE_BYTES (32 MB, exec/aggregate.c) of keys,
---     so an intersection's state is reduced in place while rows still come,
---     and the final reduction combines that run with the rows added after
---     it (unions and merges wait until 512 MB: the same code path).
+-- batches) against references in plain SQL that use no setops function:
+-- per key the minimum, maximum and sum of its copies over the non-NULL
+-- rows (the intersection keeps the fewest, the union the most, the merge
+-- all; a row without the key holds 0 copies), for
+--   * groups of many rows (3000 small rows with duplicates, NULL and empty
+--     rows, one very large row among small ones, extremes of int4 and
+--     int8, and 1500 groups of a few rows each), counted from the rows;
+--   * groups too large for counting the rows: 12 rows of about a million
+--     keys, built from a table of copies per row and key, from which the
+--     reference follows.  These groups hold more than AGG_REDUCE_BYTES
+--     (32 MB, exec/aggregate.c) of keys, so an intersection's state is
+--     reduced in place while rows still come, and the final reduction
+--     combines that run with the rows added after it (unions and merges
+--     wait until 512 MB: the same code path).
 --
 -- Mode-independent: run under any setops.device.
 BEGIN;
 \ir reference.psql
 
 SELECT setseed(0.1010);
-
--- Sorted int8[] of about n keys in [0, range), made by the extension's sort
--- (not the code under test): cheap for rows of a million keys.
-CREATE FUNCTION pg_temp.big_row(n int, range int8) RETURNS int8[]
-LANGUAGE sql VOLATILE AS $$
-    SELECT array_sort_gpu(ARRAY(SELECT floor(random() * range)::int8 FROM generate_series(1, n)))
-$$;
-
--- The fold reference over the rows of q (one int8[] column, NULL rows
--- skipped); NULL when there are none.
-CREATE FUNCTION pg_temp.fold(op text, q text) RETURNS int8[]
-LANGUAGE plpgsql AS $$
-DECLARE
-    r int8[];
-    acc int8[];
-BEGIN
-    FOR r IN EXECUTE q LOOP
-        CONTINUE WHEN r IS NULL;
-        IF acc IS NULL THEN
-            acc := r;
-        ELSIF op = 'merge' THEN
-            acc := array_sort_gpu(acc || r);
-        ELSE
-            acc := pg_temp.setop(op, acc, r);
-        END IF;
-    END LOOP;
-    RETURN acc;
-END
-$$;
 
 CREATE TEMP TABLE rows10 (
     g int NOT NULL,
@@ -67,7 +39,7 @@ FROM (SELECT o, random() AS x FROM generate_series(1, 3000) o) t ORDER BY o;
 -- 2: 3000 rows with a common part and one very large row among them
 INSERT INTO groups10 VALUES (2, '3000 rows with a common part, one of 200000 keys');
 INSERT INTO rows10
-SELECT 2, o, CASE WHEN o = 1234 THEN ARRAY(SELECT k FROM unnest(base || pg_temp.big_row(200000, 5000)) k ORDER BY k)
+SELECT 2, o, CASE WHEN o = 1234 THEN ARRAY(SELECT k FROM unnest(base || pg_temp.rand_sorted(200000, 0, 4999)) k ORDER BY k)
                   WHEN o % 97 = 0 THEN NULL
                   ELSE ARRAY(SELECT k FROM unnest(base || pg_temp.rand_sorted(floor(random() * 12)::int, 0, 60)) k ORDER BY k) END
 FROM (SELECT pg_temp.rand_sorted(8, 0, 10) AS base) b, generate_series(1, 3000) o ORDER BY o;
@@ -105,9 +77,9 @@ arrs AS (SELECT g,
                 array_agg(k ORDER BY k) AS m
          FROM per, generate_series(1, sm) i GROUP BY g)
 SELECT gr.g, gr.label,
-       CASE WHEN nr.n IS NOT NULL THEN coalesce(a.i, '{}') END AS i,
-       CASE WHEN nr.n IS NOT NULL THEN coalesce(a.u, '{}') END AS u,
-       CASE WHEN nr.n IS NOT NULL THEN coalesce(a.m, '{}') END AS m,
+       pg_temp.mutated(CASE WHEN nr.n IS NOT NULL THEN coalesce(a.i, '{}') END) AS i,
+       pg_temp.mutated(CASE WHEN nr.n IS NOT NULL THEN coalesce(a.u, '{}') END) AS u,
+       pg_temp.mutated(CASE WHEN nr.n IS NOT NULL THEN coalesce(a.m, '{}') END) AS m,
        (SELECT coalesce(bool_and(k BETWEEN -2147483648 AND 2147483647), true)
         FROM rows10 r, unnest(r.arr) k WHERE r.g = gr.g) AS fits4
 FROM groups10 gr LEFT JOIN nrows nr USING (g) LEFT JOIN arrs a USING (g);
@@ -120,21 +92,34 @@ SELECT g, array_intersect_agg(arr::int4[]) AS i, array_union_agg(arr::int4[]) AS
        array_merge_agg(arr::int4[]) AS m
 FROM rows10 WHERE g <> 5 GROUP BY g;
 
--- Large groups for the in-place reduction: rows of about a million keys
+-- Large groups for the in-place reduction: 12 rows of about a million keys
 -- (8 MB as int8, 4 MB as int4), so that a state passes 32 MB after a few
--- rows.  Keys in [0, 200000): about 5 copies of each per row, so the
--- intersection and union are not trivial.
+-- rows.  Each row holds each key of [0, 200000) 0 to 10 times (5 on
+-- average), drawn into big_copies first: the rows are built from those
+-- counts, and so is the reference, in plain SQL (no setops function): per
+-- key the intersection keeps the fewest copies of any row, the union the
+-- most, the merge their sum.
+CREATE TEMP TABLE big_copies AS
+SELECT o AS ord, k::int8 AS k, floor(random() * 11)::int AS c
+FROM generate_series(1, 12) o, generate_series(0, 199999) k;
+CREATE INDEX ON big_copies (ord);
+ANALYZE big_copies;
 CREATE TEMP TABLE big10 (g int NOT NULL, ord int NOT NULL, arr int8[], PRIMARY KEY (g, ord));
-INSERT INTO big10 SELECT 1, o, pg_temp.big_row(900000 + floor(random() * 200000)::int, 200000)
+INSERT INTO big10
+SELECT 1, o, (SELECT array_agg(x.k ORDER BY x.k) FROM big_copies x, generate_series(1, x.c) WHERE x.ord = o)
 FROM generate_series(1, 12) o;
 -- the same with a NULL row and an empty row: the intersection is empty
 INSERT INTO big10 SELECT 2, ord, CASE ord WHEN 3 THEN NULL WHEN 9 THEN '{}' ELSE arr END FROM big10 WHERE g = 1;
 
-CREATE TEMP TABLE bigfold AS
-SELECT pg_temp.fold('intersect', 'SELECT arr FROM big10 WHERE g = 1 ORDER BY ord') AS i,
-       pg_temp.fold('union', 'SELECT arr FROM big10 WHERE g = 1 ORDER BY ord') AS u,
-       pg_temp.fold('merge', 'SELECT arr FROM big10 WHERE g = 1 ORDER BY ord') AS m,
-       pg_temp.fold('union', 'SELECT arr FROM big10 WHERE g = 2 ORDER BY ord') AS u2;
+CREATE TEMP TABLE big_per AS
+SELECT k, min(c) AS mn, max(c) AS mx, sum(c)::int AS sm,
+       max(c) FILTER (WHERE ord NOT IN (3, 9)) AS mx2    -- group 2's union: row 3 NULL, row 9 empty
+FROM big_copies GROUP BY k;
+CREATE TEMP TABLE bigref AS
+SELECT pg_temp.mutated((SELECT array_agg(k ORDER BY k) FROM big_per, generate_series(1, mn))) AS i,
+       pg_temp.mutated((SELECT array_agg(k ORDER BY k) FROM big_per, generate_series(1, mx))) AS u,
+       pg_temp.mutated((SELECT array_agg(k ORDER BY k) FROM big_per, generate_series(1, sm))) AS m,
+       pg_temp.mutated((SELECT array_agg(k ORDER BY k) FROM big_per, generate_series(1, mx2))) AS u2;
 
 SELECT plan(7 + 3 * 1505 + 3 * 1504 + 4 + 6 + 5 + 3 + 2);
 
@@ -172,28 +157,28 @@ SELECT pg_temp.arr_is(array_unpack(array_merge_agg(array_pack(arr::int4[]))), (S
 SELECT pg_temp.arr_is(array_unpack(array_intersect_agg(array_pack(arr::int4[]))), (SELECT i::int4[] FROM expect10 WHERE g = 3),
                       'packed_int4 array_intersect_agg: group 3 (an empty row)') FROM rows10 WHERE g = 3;
 
--- the large groups, against the fold
+-- the large groups, against their reference
 SELECT ok((SELECT sum(cardinality(arr)) * 4 > 32 * 1024 * 1024 FROM big10 WHERE g = 1),
           'the large group holds more than 32 MB of keys even as int4');
-SELECT ok((SELECT cardinality(i) > 0 AND cardinality(u) > cardinality(i) FROM bigfold),
+SELECT ok((SELECT cardinality(i) > 0 AND cardinality(u) > cardinality(i) FROM bigref),
           'the large group has a non-empty intersection, and a larger union');
-SELECT pg_temp.arr_is(array_intersect_agg(arr), (SELECT i FROM bigfold), 'int8 array_intersect_agg: large group')
+SELECT pg_temp.arr_is(array_intersect_agg(arr), (SELECT i FROM bigref), 'int8 array_intersect_agg: large group')
 FROM big10 WHERE g = 1;
-SELECT pg_temp.arr_is(array_union_agg(arr ORDER BY ord DESC), (SELECT u FROM bigfold),
+SELECT pg_temp.arr_is(array_union_agg(arr ORDER BY ord DESC), (SELECT u FROM bigref),
                       'int8 array_union_agg: large group, rows in reverse order')
 FROM big10 WHERE g = 1;
-SELECT pg_temp.arr_is(array_merge_agg(arr::int4[])::int8[], (SELECT m FROM bigfold), 'int4 array_merge_agg: large group')
+SELECT pg_temp.arr_is(array_merge_agg(arr::int4[])::int8[], (SELECT m FROM bigref), 'int4 array_merge_agg: large group')
 FROM big10 WHERE g = 1;
-SELECT pg_temp.arr_is(array_intersect_agg(arr::int4[] ORDER BY md5(ord::text))::int8[], (SELECT i FROM bigfold),
+SELECT pg_temp.arr_is(array_intersect_agg(arr::int4[] ORDER BY md5(ord::text))::int8[], (SELECT i FROM bigref),
                       'int4 array_intersect_agg: large group, rows shuffled')
 FROM big10 WHERE g = 1;
 
-SELECT pg_temp.arr_is(array_union_agg(arr::int4[])::int8[], (SELECT u FROM bigfold), 'int4 array_union_agg: large group')
+SELECT pg_temp.arr_is(array_union_agg(arr::int4[])::int8[], (SELECT u FROM bigref), 'int4 array_union_agg: large group')
 FROM big10 WHERE g = 1;
-SELECT pg_temp.arr_is(array_merge_agg(arr ORDER BY ord DESC), (SELECT m FROM bigfold),
+SELECT pg_temp.arr_is(array_merge_agg(arr ORDER BY ord DESC), (SELECT m FROM bigref),
                       'int8 array_merge_agg: large group, rows in reverse order')
 FROM big10 WHERE g = 1;
-SELECT pg_temp.arr_is(array_union_agg(arr), (SELECT u2 FROM bigfold), 'int8 array_union_agg: large group with a NULL and an empty row')
+SELECT pg_temp.arr_is(array_union_agg(arr), (SELECT u2 FROM bigref), 'int8 array_union_agg: large group with a NULL and an empty row')
 FROM big10 WHERE g = 2;
 SELECT is(array_intersect_agg(arr), '{}', 'int8 array_intersect_agg: large group with an empty row is empty')
 FROM big10 WHERE g = 2;
@@ -202,15 +187,15 @@ SELECT is(array_intersect_agg(arr::int4[] ORDER BY ord DESC), '{}',
 FROM big10 WHERE g = 2;
 
 -- packed rows of the large group
-SELECT pg_temp.arr_is(array_unpack(array_union_agg(array_pack(arr))), (SELECT u FROM bigfold),
+SELECT pg_temp.arr_is(array_unpack(array_union_agg(array_pack(arr))), (SELECT u FROM bigref),
                       'packed_int8 array_union_agg: large group') FROM big10 WHERE g = 1;
-SELECT pg_temp.arr_is(array_unpack(array_intersect_agg(array_pack(arr::int4[])))::int8[], (SELECT i FROM bigfold),
+SELECT pg_temp.arr_is(array_unpack(array_intersect_agg(array_pack(arr::int4[])))::int8[], (SELECT i FROM bigref),
                       'packed_int4 array_intersect_agg: large group') FROM big10 WHERE g = 1;
-SELECT pg_temp.arr_is(array_unpack(array_merge_agg(array_pack(arr))), (SELECT m FROM bigfold),
+SELECT pg_temp.arr_is(array_unpack(array_merge_agg(array_pack(arr))), (SELECT m FROM bigref),
                       'packed_int8 array_merge_agg: large group') FROM big10 WHERE g = 1;
 
 -- the same state finalized twice, and rows after a reduction still checked
-SELECT ok(x = y AND x = (SELECT u FROM bigfold), 'array_union_agg twice in one query: large group')
+SELECT ok(x = y AND x = (SELECT u FROM bigref), 'array_union_agg twice in one query: large group')
 FROM (SELECT array_union_agg(arr) AS x, array_union_agg(arr) AS y FROM big10 WHERE g = 1) t;
 SELECT throws_like(
     $$SELECT array_intersect_agg(arr ORDER BY o) FROM (SELECT ord AS o, arr FROM big10 WHERE g = 1

@@ -6,9 +6,10 @@
 -- the length of the reference's result, overlaps is "the reference
 -- intersection is not empty", contains "it is all of b".  Every form: int8[],
 -- int4[] (where the keys fit), packed/packed, packed/array, array/packed.
--- Random and adversarial inputs: long runs across tile boundaries, empty,
--- all-equal, disjoint, the only common key first or last, one copy short,
--- sizes at tile multiples +-1, skewed sizes around the 32x galloping ratio,
+-- Random and adversarial inputs: long runs, empty, all-equal, disjoint,
+-- the only common key first or last, one copy short, sizes and runs on the
+-- count kernel's tile boundaries (tiles.psql: the sizes come from the
+-- kernels' header), skewed sizes around the 32x galloping ratio,
 -- extremes, and one case over 2^20 keys (the GPU under auto).  Every case
 -- again stored out of line (the GPU service's device cache, cold and
 -- warm), and 2M-key stored pairs (one within the other) against the CPU
@@ -17,12 +18,14 @@
 -- Mode-independent: run under any setops.device.
 BEGIN;
 \ir reference.psql
+\ir tiles.psql
 
 CREATE TEMP TABLE cases (
     id serial PRIMARY KEY,
     label text NOT NULL,
     a int8[] NOT NULL,
-    b int8[] NOT NULL
+    b int8[] NOT NULL,
+    tile int                    -- the tile it is built on, if any
 );
 
 SELECT setseed(0.1313);
@@ -59,11 +62,12 @@ SELECT 'b = a plus one copy of its middle key', a,
 FROM (SELECT pg_temp.rand_sorted(5000, 0, 900) AS a) s;
 INSERT INTO cases (label, a, b)
 SELECT 'identical', a, a FROM (SELECT pg_temp.rand_runs(5, 1000, 3000) AS a) s;
--- sizes at tile multiples +-1
-INSERT INTO cases (label, a, b)
-SELECT format('boundary sizes %s/%s', na, nb), pg_temp.rand_sorted(na, 0, r), pg_temp.rand_sorted(nb, 0, r)
-FROM (VALUES (1023, 1025, 300), (1024, 1024, 4000), (1407, 1409, 500), (2816, 2817, 900),
-             (2817, 2815, 20000)) AS v(na, nb, r);
+-- sizes and runs on the count's tiles, int4's and int8's
+INSERT INTO cases (label, a, b, tile)
+SELECT t.label, t.a, t.b, v.tile
+FROM (VALUES (:tile_count4), (:tile_count8)) AS v(tile),
+     LATERAL pg_temp.tile_cases('count', v.tile) t
+ORDER BY v.tile DESC, t.n;
 -- skewed around the 32x galloping ratio
 INSERT INTO cases (label, a, b)
 SELECT format('skewed %s vs %s', na, nb), pg_temp.rand_sorted(na, 0, 2000), pg_temp.rand_sorted(nb, 0, 2000)
@@ -78,7 +82,7 @@ INSERT INTO cases (label, a, b) VALUES
     ('huge 600000 vs 500000', pg_temp.rand_sorted(600000, 0, 200000), pg_temp.rand_sorted(500000, 0, 200000));
 
 -- every case both ways round
-INSERT INTO cases (label, a, b) SELECT label || ' (swapped)', b, a FROM cases ORDER BY id;
+INSERT INTO cases (label, a, b, tile) SELECT label || ' (swapped)', b, a, tile FROM cases ORDER BY id;
 
 -- what each function must answer, from the reference
 CREATE TEMP TABLE expect AS
@@ -119,9 +123,12 @@ SELECT x.id AS xid, y.id AS yid,
 FROM big x, big y WHERE x.id <> y.id;
 RESET setops.device;
 
-SELECT plan(4 + 9 * 70 + 4 * 70 + 2 * 6);
+SELECT plan(5 + 9 * 112 + 4 * 112 + 2 * 6);
 
-SELECT is((SELECT count(*) FROM cases), 70::bigint, 'number of cases');
+SELECT is((SELECT count(*) FROM cases), 112::bigint, 'number of cases');
+SELECT is((SELECT count(*) FILTER (WHERE pg_temp.on_tile(cardinality(a), cardinality(b), tile)) FROM cases),
+          52::bigint, format('52 cases (26 both ways round) on the count''s int4 tile (%s slots) and int8 tile (%s slots)',
+                             :tile_count4, :tile_count8));
 SELECT is((SELECT count(*) FROM expect WHERE NOT fits4), 4::bigint, 'cases with int8-only keys');
 SELECT is(array_intersect_count('{1,1,2,3}'::int4[], '{1,1,1,3,4}'), 3::int8, 'literal count');
 SELECT is(array_jaccard('{}'::int8[], '{}'), 1::float8, 'two empty inputs: similarity 1');
