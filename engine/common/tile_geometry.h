@@ -13,11 +13,9 @@
  * overridden on the compiler's command line (-DSETOPS_VT32=...), as
  * test/gpu/kernel_variants.sh does for side-by-side runs.
  *
- * Two kernels keep literals of their own in their .cu files, which only
- * this header's values may match (scripts/check_tile_geometry.sh fails CI
- * otherwise): the count's 128 threads and its fallback VT defines
- * (count_kernel.cu, which includes tile_load.cuh first, so the values
- * below win), and the distinct's UNIQUE_NT and UNIQUE_VT (sort.cu).
+ * No kernel defines a shape of its own (scripts/check_tile_geometry.sh
+ * fails CI otherwise): the count's and the distinct's (count_kernel.cu,
+ * sort.cu) come from here too.
  */
 #ifndef SETOPS_TILE_GEOMETRY_H
 #define SETOPS_TILE_GEOMETRY_H

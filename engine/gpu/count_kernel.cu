@@ -111,18 +111,11 @@ count_tile_of(const CountParams<Key> &p, int t)
 /*
  * Tile shapes of the count: larger tiles than the operations' (less to do
  * per slot, so the per-thread search weighs more; no commit mask bounds
- * them), chosen by measurement on an H100 (test/bench/NOTES.md).
+ * them), from engine/common/tile_geometry.h (through tile_load.cuh).
  */
-#ifndef SETOPS_COUNT_VT32
-#define SETOPS_COUNT_VT32 43
-#endif
-#ifndef SETOPS_COUNT_VT64
-#define SETOPS_COUNT_VT64 21
-#endif
-
 template <typename Key> struct CountShape;
-template <> struct CountShape<int32_t> : TileShapeOf<int32_t, 128, SETOPS_COUNT_VT32> {};
-template <> struct CountShape<int64_t> : TileShapeOf<int64_t, 128, SETOPS_COUNT_VT64> {};
+template <> struct CountShape<int32_t> : TileShapeOf<int32_t, SETOPS_COUNT_NT, SETOPS_COUNT_VT32> {};
+template <> struct CountShape<int64_t> : TileShapeOf<int64_t, SETOPS_COUNT_NT, SETOPS_COUNT_VT64> {};
 
 /*
  * Persistent blocks: block i takes tiles i, i + grid, i + 2 grid, ...,

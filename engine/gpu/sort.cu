@@ -11,14 +11,16 @@
 #include <stdint.h>
 
 #include "gpu_internal.h"
+#include "../common/tile_geometry.h"
 #include "lookback.cuh"
 #include "compact.cuh"
 
 namespace setops
 {
 
-const int	UNIQUE_NT = 256;
-const int	UNIQUE_VT = 8;
+/* the distinct's compaction tile: engine/common/tile_geometry.h */
+const int	UNIQUE_NT = SETOPS_UNIQUE_NT;
+const int	UNIQUE_VT = SETOPS_UNIQUE_VT;
 
 template <typename Key>
 __global__ void __launch_bounds__(UNIQUE_NT)
