@@ -5,13 +5,14 @@
  * setops.device = cpu     always the CPU engine;
  *                 gpu     always the GPU; ERROR when none is usable or the
  *                         GPU fails (with the CUDA error text);
- *                 auto    counts and operations on keys: where this backend
- *                         has seen calls of the kind and size answered
- *                         sooner (route_plan below: the time a call took on
- *                         each engine, GPU queues and cached arguments
- *                         included, learnt as calls complete); until it has,
- *                         the GPU from setops.gpu_min_elements elements on
- *                         (inputs summed).  Any GPU failure falls back to
+ *                 auto    counts, operations (keys, packed results, pairs)
+ *                         and sorts: where this backend has seen calls of
+ *                         the kind and size answered sooner, or with the
+ *                         CPUs busy cost it less CPU time (route_plan
+ *                         below, learnt as calls complete); until it has,
+ *                         and for batches and aggregates, the GPU from
+ *                         setops.gpu_min_elements elements on (inputs
+ *                         summed).  Any GPU failure falls back to
  *                         the CPU engine, logged once per backend at LOG and
  *                         afterwards at DEBUG1.
  * Both sides give identical results; users never see two behaviours.
@@ -343,7 +344,11 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 typedef enum RouteKind
 {
 	ROUTE_COUNT,
-	ROUTE_SETOP
+	ROUTE_SETOP,
+	ROUTE_SETOP_PACKED,			/* a packed result */
+	ROUTE_PAIRS,
+	ROUTE_SORT,
+	ROUTE_KINDS
 } RouteKind;
 
 typedef struct RouteAverage
@@ -354,7 +359,7 @@ typedef struct RouteAverage
 } RouteAverage;
 
 /* [kind][stored][bucket][gpu] */
-static RouteAverage route_avg[2][2][ROUTE_BUCKETS][2];
+static RouteAverage route_avg[ROUTE_KINDS][2][ROUTE_BUCKETS][2];
 
 typedef struct RoutePlan
 {
@@ -415,13 +420,13 @@ route_cpus_busy(double now)
 	return busy_share >= 0.5;
 }
 
-/* The plan for a call of kind on a and b (ERRORs in gpu mode without a GPU). */
+/*
+ * The plan for a call of kind on n input elements, stored ones among them
+ * or not (ERRORs in gpu mode without a GPU).
+ */
 static void
-route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys *a,
-		   const SetopsKeys *b)
+route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool stored)
 {
-	int64		n = a->n + b->n;
-	bool		stored = a->form == SETOPS_KEYS_STORED || b->form == SETOPS_KEYS_STORED;
 	int			bucket = Min(n > 0 ? pg_leftmost_one_pos64((uint64) n) : 0, ROUTE_BUCKETS - 1);
 	RouteAverage *avg = route_avg[kind][stored][bucket];
 	bool		rule = n >= setops_gpu_min_elements;
@@ -483,6 +488,15 @@ route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys 
 		plan->gpu = !rule;
 		setops_last.reason = plan->gpu ? "auto: trying the GPU" : "auto: trying the CPU";
 	}
+}
+
+/* The plan for a call of kind on a and b. */
+static void
+route_plan(RoutePlan *plan, const char *fname, RouteKind kind, const SetopsKeys *a,
+		   const SetopsKeys *b)
+{
+	route_plan_n(plan, fname, kind, a->n + b->n,
+				 a->form == SETOPS_KEYS_STORED || b->form == SETOPS_KEYS_STORED);
 }
 
 /* The call was answered by the engine planned (on_gpu): learn its times. */
@@ -770,12 +784,15 @@ setops_run_setop_packed(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKey
 {
 	int64		n;
 
+	RoutePlan	plan;
+
 	Assert(a->type == b->type);
 	*packed = NULL;
 	*packed_size = 0;
 	if (!(setops_keys_packed_undecoded(a) && setops_keys_packed_undecoded(b)))
 		return setops_run_setop(fname, op, a, b, out_keys);
-	if (setops_gpu_usable(fname, a->n + b->n))
+	route_plan(&plan, fname, ROUTE_SETOP_PACKED, a, b);
+	if (plan.gpu)
 	{
 		/* at the bound, but only the pages the result takes are touched */
 		size_t		cap = setops_packed_bound((int) setops_key_size(a->type),
@@ -790,22 +807,26 @@ setops_run_setop_packed(const char *fname, SetopsOp op, SetopsKeys *a, SetopsKey
 				*packed = v;
 			else
 				pfree(v);
+			route_done(&plan, true);
 			return n;
 		}
 		pfree(v);
 	}
-	return cpu_setop(fname, op, a, b, out_keys);
+	n = cpu_setop(fname, op, a, b, out_keys);
+	route_done(&plan, false);
+	return n;
 }
 
 int64
 setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 				bool distinct)
 {
-	bool		on_gpu = setops_gpu_usable(fname, n);
+	RoutePlan	plan;
 
+	route_plan_n(&plan, fname, ROUTE_SORT, n, false);
 	if (n < 2)
 		return n;
-	if (on_gpu)
+	if (plan.gpu)
 	{
 		char		errbuf[SETOPS_GPU_ERRLEN];
 		int64		m = n;
@@ -813,11 +834,15 @@ setops_run_sort(const char *fname, SetopsKeyType type, void *keys, int64 n,
 													 errbuf, sizeof(errbuf));
 
 		if (status == SETOPS_GPU_OK)
+		{
+			route_done(&plan, true);
 			return m;
+		}
 		setops_gpu_failed(fname, status, errbuf);
 	}
-
-	return setops_sort_on_cpu(type, keys, n, distinct);
+	n = setops_sort_on_cpu(type, keys, n, distinct);
+	route_done(&plan, false);
+	return n;
 }
 
 int64
@@ -865,11 +890,16 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 	int64	   *pos;
 	int64		k = 0;
 	SetopsChunks c;
+	RoutePlan	plan;
 
-	if (setops_gpu_usable(fname, a->n + b->n) &&
+	route_plan(&plan, fname, ROUTE_PAIRS, a, b);
+	if (plan.gpu &&
 		gpu_setop(fname, op, SETOPS_GPU_COUNT_NONE, a, av, b, bv, out_keys, out_vals, NULL, 0,
 				  NULL, &k))
+	{
+		route_done(&plan, true);
 		return k;
+	}
 
 	/* a chunk holds at most PAIRS_CHUNK + 1 inputs (starred diagonals) */
 	pos = palloc((Min(a->n + b->n, PAIRS_CHUNK + 1) + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64));
@@ -895,5 +925,6 @@ setops_run_setop_pairs(const char *fname, SetopsOp op,
 		CHECK_FOR_INTERRUPTS();
 	}
 	pfree(pos);
+	route_done(&plan, false);
 	return k;
 }
