@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test suite of setops and exits non-zero on any failure:
 #   0. the layering of the sources (scripts/check_layers.sh: no #include
-#      points up a layer), and the kernels' tile shapes all taken from
-#      engine/common/tile_geometry.h (scripts/check_tile_geometry.sh);
+#      points up a layer), the kernels' tile shapes all taken from
+#      engine/common/tile_geometry.h (scripts/check_tile_geometry.sh), and
+#      META.json against the PGXN Meta Spec and setops.control
+#      (scripts/check_meta.py);
 #   1. C unit tests of the CPU engine (test/unit), and the benchmarks
 #      outside PostgreSQL in their smoke mode;
 #   2. inside PostgreSQL, once per setops.device mode (cpu and auto, and gpu
@@ -63,6 +65,7 @@ run_suite() {		# name, command...
 
 run_suite "layers (no include points up)" bash scripts/check_layers.sh
 run_suite "the kernels' tiles are tile_geometry.h's (the SQL suites' tile sizes)" bash scripts/check_tile_geometry.sh
+run_suite "PGXN metadata (META.json: the spec, setops.control's version)" python3 scripts/check_meta.py
 run_suite "C unit tests (CPU engine)" make -s unittest PG_CONFIG="$PG_CONFIG"
 [ "${SETOPS_TEST_BENCH:-1}" = 1 ] &&
 	run_suite "benchmarks outside PostgreSQL (smoke)" bash test/bench/smoke.sh host
