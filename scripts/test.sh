@@ -15,6 +15,8 @@
 #      (test/bench/smoke.sh: tiny sizes, one run, answers compared, timings
 #      not checked);
 #   3. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh);
+#      a plain role (no superuser) installs, updates and uses the trusted
+#      extension, crafted binary input included (test/trusted/check.sh);
 #   4. the distributed suite on a sharded cluster of its own, a coordinator
 #      and two shards (test/shard/run.sh: postgres_fdw, PL/Proxy, a shard
 #      stopped mid-query), in cpu and auto mode;
@@ -97,6 +99,7 @@ fi
 # shellcheck disable=SC2086
 run_modes "" $modes
 run_suite "upgrade 0.1 -> 0.2 -> 0.3 -> 0.4 against a fresh install; 0.2 and 0.3 databases" bash test/upgrade/check.sh
+run_suite "trusted: a plain role installs, updates and uses setops; crafted binary input" bash test/trusted/check.sh
 [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] &&
 	run_suite "sharded cluster (postgres_fdw, PL/Proxy, faults), setops.device=cpu, auto" \
 		bash test/shard/run.sh cpu auto
