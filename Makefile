@@ -260,3 +260,17 @@ test/bench/fault_probe: test/bench/fault_probe.c test/common/testclock.h
 	$(CC) -O2 -Wall -o $@ test/bench/fault_probe.c
 
 .PHONY: unittest
+
+# The PGXN distribution: setops-<version>.zip of the committed tree (HEAD),
+# each path under setops-<version>/, <version> being the control file's
+# default_version as SemVer (0.4 -> 0.4.0, META.json's version;
+# scripts/check_meta.py checks that they agree).  Uncommitted changes are
+# not in it: commit first.
+DIST_VERSION := $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(srcdir)/setops.control | \
+	awk -F. '{ v = $$0; for (i = NF; i < 3; i++) v = v ".0"; print v }')
+DIST = setops-$(DIST_VERSION).zip
+dist:
+	@git -C $(srcdir) diff --quiet HEAD -- || echo "make dist: uncommitted changes are not in $(DIST) (it packs HEAD)" >&2
+	git -C $(srcdir) archive --format zip --prefix setops-$(DIST_VERSION)/ -o $(abspath $(DIST)) HEAD
+	@echo "made $(DIST) (from $$(git -C $(srcdir) rev-parse --short HEAD))"
+.PHONY: dist

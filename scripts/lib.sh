@@ -43,7 +43,7 @@ need_packages() {
 install_deps() {
 	[ -x "$PG_BINDIR/postgres" ] || die "PostgreSQL $PG_MAJOR server not found in $PG_BINDIR"
 	need_packages postgresql-server-dev-$PG_MAJOR postgresql-$PG_MAJOR-pgtap \
-		libtap-parser-sourcehandler-pgtap-perl make gcc
+		libtap-parser-sourcehandler-pgtap-perl make gcc python3
 	PG_CONFIG=$PG_BINDIR/pg_config
 }
 

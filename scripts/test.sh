@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test suite of setops and exits non-zero on any failure:
 #   0. the layering of the sources (scripts/check_layers.sh: no #include
-#      points up a layer), and the kernels' tile shapes all taken from
-#      engine/common/tile_geometry.h (scripts/check_tile_geometry.sh);
+#      points up a layer), the kernels' tile shapes all taken from
+#      engine/common/tile_geometry.h (scripts/check_tile_geometry.sh), and
+#      META.json against the PGXN Meta Spec and setops.control
+#      (scripts/check_meta.py);
 #   1. C unit tests of the CPU engine (test/unit), and the benchmarks
 #      outside PostgreSQL in their smoke mode;
 #   2. inside PostgreSQL, once per setops.device mode (cpu and auto, and gpu
@@ -13,6 +15,8 @@
 #      (test/bench/smoke.sh: tiny sizes, one run, answers compared, timings
 #      not checked);
 #   3. the upgrade from 0.1 against a fresh install (test/upgrade/check.sh);
+#      a plain role (no superuser) installs, updates and uses the trusted
+#      extension, crafted binary input included (test/trusted/check.sh);
 #   4. the distributed suite on a sharded cluster of its own, a coordinator
 #      and two shards (test/shard/run.sh: postgres_fdw, PL/Proxy, a shard
 #      stopped mid-query), in cpu and auto mode;
@@ -63,6 +67,7 @@ run_suite() {		# name, command...
 
 run_suite "layers (no include points up)" bash scripts/check_layers.sh
 run_suite "the kernels' tiles are tile_geometry.h's (the SQL suites' tile sizes)" bash scripts/check_tile_geometry.sh
+run_suite "PGXN metadata (META.json: the spec, setops.control's version)" python3 scripts/check_meta.py
 run_suite "C unit tests (CPU engine)" make -s unittest PG_CONFIG="$PG_CONFIG"
 [ "${SETOPS_TEST_BENCH:-1}" = 1 ] &&
 	run_suite "benchmarks outside PostgreSQL (smoke)" bash test/bench/smoke.sh host
@@ -94,6 +99,7 @@ fi
 # shellcheck disable=SC2086
 run_modes "" $modes
 run_suite "upgrade 0.1 -> 0.2 -> 0.3 -> 0.4 against a fresh install; 0.2 and 0.3 databases" bash test/upgrade/check.sh
+run_suite "trusted: a plain role installs, updates and uses setops; crafted binary input" bash test/trusted/check.sh
 [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] &&
 	run_suite "sharded cluster (postgres_fdw, PL/Proxy, faults), setops.device=cpu, auto" \
 		bash test/shard/run.sh cpu auto

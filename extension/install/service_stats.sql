@@ -29,6 +29,10 @@ COMMENT ON FUNCTION setops_service_stats() IS
 CREATE VIEW setops_service AS SELECT * FROM setops_service_stats();
 COMMENT ON VIEW setops_service IS
 'the GPU service per device: setops_service_stats() (no rows without the service)';
+-- readable by every role, as the function it reads is callable by every
+-- role (the view is owned by the superuser who ran the script, or in a
+-- trusted install the bootstrap superuser)
+GRANT SELECT ON setops_service TO PUBLIC;
 
 DROP FUNCTION setops_last_timing();
 CREATE FUNCTION setops_last_timing(
