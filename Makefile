@@ -4,7 +4,8 @@
 #   make WITH_CUDA=no    CPU-only build: same behaviour, no devices
 #   make install         install into pg_config's directories
 #   make installcheck    pg_regress suites (against a running server with
-#                        a build for the tests: SETOPS_TEST_HOOKS=yes below)
+#                        a build for the tests: SETOPS_TEST_HOOKS=yes below;
+#                        SETOPS_INSTALLED_HOOKS=no: those that need none)
 #   make unittest        C unit tests of the CPU engine
 #
 # CUDA_HOME (default /usr/local/cuda) locates nvcc.  engine/gpu/*.cu are compiled
@@ -74,6 +75,13 @@ PG_CFLAGS = -Werror=implicit-function-declaration
 REGRESS_OPTS = --inputdir=test/regress --outputdir=test/regress
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
 	setops_counts setops_packed_index setops_intarray
+# Suites that declare the test hooks: they need a build for the tests
+# installed.  make installcheck SETOPS_INSTALLED_HOOKS=no runs the others,
+# against any build (the Debian package's check: scripts/deb_check.sh).
+REGRESS_HOOKS = setops_cache
+ifeq ($(SETOPS_INSTALLED_HOOKS),no)
+REGRESS := $(filter-out $(REGRESS_HOOKS),$(REGRESS))
+endif
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test suite of setops and exits non-zero on any failure:
+# Runs every test suite of setops and exits non-zero on any failure.
+# First, before anything is installed from the tree, the Debian package
+# (scripts/deb_check.sh): built CPU-only with dpkg-buildpackage, lintian
+# clean of errors, installed, the pg_regress suites that need no test
+# hooks passed against it, removed without a trace.  Then:
 #   0. the layering of the sources (scripts/check_layers.sh: no #include
 #      points up a layer), the kernels' tile shapes all taken from
 #      engine/common/tile_geometry.h (scripts/check_tile_geometry.sh), and
@@ -40,17 +44,11 @@
 #   SETOPS_TEST_RUN_AS    prefix for commands that write into the checkout
 #                         (pg_regress), e.g. "$PGRUN" on the GPU machine
 #   SETOPS_TEST_BENCH     0: skip the benchmarks' smoke runs
+#   SETOPS_TEST_DEB       0: skip the Debian package's check (never run
+#                         with SETOPS_TEST_EXISTING=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-
-if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ]; then
-	set -e
-	install_deps
-	build_install
-	start_cluster
-	set +e
-fi
 
 failures=()
 run_suite() {		# name, command...
@@ -64,6 +62,21 @@ run_suite() {		# name, command...
 		failures+=("$name")
 	fi
 }
+
+if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ]; then
+	set -e
+	install_deps
+	set +e
+	# before the tree's build is installed: the package's files are the
+	# only setops there while it is checked, and it leaves none
+	[ "${SETOPS_TEST_DEB:-1}" = 1 ] &&
+		run_suite "Debian package (CPU-only build): dpkg-buildpackage, lintian, pg_regress installed, removal" \
+			env SETOPS_DEB_REPLACE=1 bash scripts/deb_check.sh
+	set -e
+	build_install
+	start_cluster
+	set +e
+fi
 
 run_suite "layers (no include points up)" bash scripts/check_layers.sh
 run_suite "the kernels' tiles are tile_geometry.h's (the SQL suites' tile sizes)" bash scripts/check_tile_geometry.sh
