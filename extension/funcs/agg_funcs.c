@@ -432,8 +432,10 @@ setops_agg_combine(PG_FUNCTION_ARGS)
 	else if (s1->op != s2->op || s1->type != s2->type)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("setops_agg_combine: states of %s and %s cannot be combined",
-						setops_agg_name(s1->op), setops_agg_name(s2->op))));
+				 errmsg("setops_agg_combine: states of %s over %s and %s over %s cannot be combined",
+						setops_agg_name(s1->op), s1->type == SETOPS_KEY_INT64 ? "int8" : "int4",
+						setops_agg_name(s2->op), s2->type == SETOPS_KEY_INT64 ? "int8" : "int4"),
+				 errhint("Combine states of one aggregate over one key type.")));
 	setops_agg_unstream(s2);			/* (a state from this backend) */
 	ks = setops_key_size(s2->type);
 	for (i = 0; i < s2->nruns; i++)

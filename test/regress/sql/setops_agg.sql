@@ -255,6 +255,9 @@ JOIN agg_big_ref r USING (grp) ORDER BY grp;
 -- states of different aggregates do not combine
 SELECT agg_combine_union(s) FROM (VALUES ('union int4 {1}'::setops_agg_state),
                                          ('merge int4 {2}'::setops_agg_state)) v(s);
+-- nor states of one aggregate over different key types
+SELECT agg_combine_union(s) FROM (VALUES ('union int4 {1}'::setops_agg_state),
+                                         ('union int8 {2}'::setops_agg_state)) v(s);
 DROP AGGREGATE agg_partial_union(int4[]), agg_combine_union(setops_agg_state),
     agg_partial_intersect(int8[]), agg_combine_intersect(setops_agg_state),
     agg_partial_merge(packed_int4), agg_combine_merge(setops_agg_state);
