@@ -10,6 +10,7 @@
  * count and the pairs' starts come back together.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,162 @@ setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 	else
 		status = batch_run(args, probe, &h, bound, errbuf, errlen);
 	host_pairs_free(&h);
+	return status;
+}
+
+/*
+ * Counts of a batch: every pair with keys is a segment of one segmented
+ * count launch (count_many_enqueue, the service's shared trips), its
+ * tiles laid end to end so that a pair of many keys spans many blocks and
+ * small pairs share them; pairs with no keys answer 0 here.  A and B are
+ * uploaded once (a shared B is one copy that every segment reads).
+ */
+extern "C" SetopsGpuStatus
+setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, size_t errlen)
+{
+	size_t		ks = setops_key_size(args->key_type);
+	int64_t		np = args->npairs,
+				i,
+				tiles = 0;
+	int			nsegs = 0;
+	CountSegment *segs;
+	int64_t    *pair_of;
+	SetopResults *res;
+	CountMany	m;
+	size_t		end = 0,
+				off_a,
+				off_b,
+				off_segs,
+				off_results,
+				off_bounds;
+	GpuPool    *pool;
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+	cudaError_t err;
+	double		t0;
+
+	args->out_count = 0;
+	args->ms_upload = args->ms_kernel = args->ms_download = 0;
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	if (count_mode < SETOPS_GPU_COUNT_INTERSECT || count_mode > SETOPS_GPU_COUNT_CONTAINS ||
+		args->a_keys > INT_MAX / 2 || args->b_keys > INT_MAX / 2 || np > INT_MAX / 2)
+	{
+		snprintf(errbuf, errlen, "internal error: a count batch of %lld pairs, %lld + %lld keys, mode %d",
+				 (long long) np, (long long) args->a_keys, (long long) args->b_keys, count_mode);
+		return SETOPS_GPU_ERROR;
+	}
+	memset(args->out_lengths, 0, sizeof(int64_t) * np);
+	segs = (CountSegment *) malloc(sizeof(CountSegment) * (np + 1));
+	pair_of = (int64_t *) malloc(sizeof(int64_t) * (np + 1));
+	res = (SetopResults *) malloc(sizeof(SetopResults) * (np + 1));
+	if (!segs || !pair_of || !res)
+	{
+		snprintf(errbuf, errlen, "out of host memory for a count batch of %lld pairs", (long long) np);
+		status = SETOPS_GPU_ERROR;
+		goto done;
+	}
+
+	/* the segments, their keys as offsets until the arena is placed */
+	for (i = 0; i < np; i++)
+	{
+		CountSegment *c = &segs[nsegs];
+
+		if (args->a_len[i] + args->b_len[i] == 0)
+			continue;
+		if (args->a_start[i] < 0 || args->a_start[i] + args->a_len[i] > args->a_keys ||
+			args->b_start[i] < 0 || args->b_start[i] + args->b_len[i] > args->b_keys)
+		{
+			snprintf(errbuf, errlen, "internal error: pair %lld of a count batch lies outside its keys",
+					 (long long) i);
+			status = SETOPS_GPU_ERROR;
+			goto done;
+		}
+		c->a = (const void *) (uintptr_t) (args->a_start[i] * ks);
+		c->na = (int) args->a_len[i];
+		c->b = (const void *) (uintptr_t) (args->b_start[i] * ks);
+		c->nb = (int) args->b_len[i];
+		c->tile_start = (int) tiles;
+		c->result = nsegs;
+		c->stride_shift = partition_stride_shift(c->na, c->nb);
+		tiles += count_tiles(args->key_type, c->na, c->nb);
+		if (tiles + nsegs + 1 > INT_MAX / 2)
+		{
+			snprintf(errbuf, errlen, "internal error: a count batch too large for one launch");
+			status = SETOPS_GPU_ERROR;
+			goto done;
+		}
+		pair_of[nsegs++] = i;
+	}
+	if (nsegs == 0)
+		goto done;
+
+	off_a = arena_take(&end, args->a_keys * ks);
+	off_b = arena_take(&end, args->b_keys * ks);
+	off_segs = arena_take(&end, sizeof(CountSegment) * (size_t) nsegs);
+	off_results = arena_take(&end, sizeof(SetopResults) * (size_t) nsegs);
+	off_bounds = arena_take(&end, sizeof(int) * (size_t) (tiles + nsegs));
+	pool = gpu_pool_get(end, &status, errbuf, errlen);
+	if (pool == NULL)
+		goto done;
+	for (i = 0; i < nsegs; i++)
+	{
+		segs[i].a = pool->dev + off_a + (uintptr_t) segs[i].a;
+		segs[i].b = pool->dev + off_b + (uintptr_t) segs[i].b;
+	}
+	memset(&m, 0, sizeof(m));
+	m.key_type = args->key_type;
+	m.count_mode = count_mode;
+	m.duplicates = true;		/* rows are multisets: nothing known */
+	m.inputs_sorted = true;		/* the caller checked every pair */
+	m.segs = (const CountSegment *) (pool->dev + off_segs);
+	m.nsegs = nsegs;
+	m.num_tiles = (int) tiles;
+	m.boundaries = (int *) (pool->dev + off_bounds);
+	m.results = (SetopResults *) (pool->dev + off_results);
+
+	t0 = gpu_host_ms();
+	err = gpu_upload(pool, pool->dev + off_a, args->a, args->a_keys * ks);
+	if (err == cudaSuccess)
+		err = gpu_upload(pool, pool->dev + off_b, args->b, args->b_keys * ks);
+	if (err == cudaSuccess)
+		err = gpu_upload(pool, pool->dev + off_segs, segs, sizeof(CountSegment) * (size_t) nsegs);
+	args->ms_upload = gpu_host_ms() - t0;
+	if (err == cudaSuccess)
+		err = cudaEventRecord(pool->ev[3], pool->stream);
+	if (err == cudaSuccess)
+		err = count_many_enqueue(&m, pool->stream);
+	if (err == cudaSuccess)
+		err = cudaEventRecord(pool->ev[2], pool->stream);
+	t0 = gpu_host_ms();
+	if (err == cudaSuccess)
+		err = gpu_download(pool, res, pool->dev + off_results, sizeof(SetopResults) * (size_t) nsegs);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(pool->stream);
+	if (err != cudaSuccess)
+	{
+		status = gpu_fail(err, "running a count batch", errbuf, errlen);
+		goto done;
+	}
+	args->ms_kernel = gpu_elapsed_ms(pool->ev[3], pool->ev[2]);
+	args->ms_download = gpu_host_ms() - t0;
+	for (i = 0; i < nsegs && status == SETOPS_GPU_OK; i++)
+	{
+		if (res[i].unsorted)
+		{
+			snprintf(errbuf, errlen, "internal error: pair %lld of a count batch is out of order",
+					 (long long) pair_of[i]);
+			status = SETOPS_GPU_ERROR;
+			break;
+		}
+		status = gpu_check_total(&res[i], count_bound(count_mode, segs[i].na, segs[i].nb),
+								 errbuf, errlen);
+		args->out_lengths[pair_of[i]] =
+			count_mode == SETOPS_GPU_COUNT_OVERLAPS && res[i].total > 0 ? 1 : res[i].total;
+	}
+done:
+	free(segs);
+	free(pair_of);
+	free(res);
 	return status;
 }
 

@@ -384,9 +384,7 @@ launch_count_many(const CountMany *m, cudaStream_t stream)
 static ScratchLayout
 count_layout(SetopsKeyType key_type, int na, int nb)
 {
-	int64_t		nv = count_tile_slots(key_type);
-
-	return scratch_layout((int) (((int64_t) na + nb + nv - 1) / nv), false, sizeof(int),
+	return scratch_layout((int) count_tiles(key_type, na, nb), false, sizeof(int),
 						  partition_sample_bytes(key_type, na, nb));
 }
 

@@ -293,6 +293,16 @@ typedef struct CountMany
 } CountMany;
 
 int			count_tile_slots(SetopsKeyType key_type);
+
+/* The count tiles of na x nb keys (a count alone, or its segment of many). */
+static inline int64_t
+count_tiles(SetopsKeyType key_type, int64_t na, int64_t nb)
+{
+	int64_t		nv = count_tile_slots(key_type);
+
+	return (na + nb + nv - 1) / nv;
+}
+
 cudaError_t count_many_enqueue(const CountMany *m, cudaStream_t stream);
 
 /* ---- skew_kernel.cu: sizes far apart ---- */

@@ -257,7 +257,6 @@ count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
 		SetopsKeyType kt = g < 3 ? SETOPS_KEY_INT32 : SETOPS_KEY_INT64;
 		int			mode = SETOPS_GPU_COUNT_INTERSECT + g % 3;
 		CountMany  *m = &groups[ngroups];
-		int64_t		nv = count_tile_slots(kt);
 
 		memset(m, 0, sizeof(*m));
 		m->key_type = kt;
@@ -267,7 +266,7 @@ count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
 			if (!alone[i] && l[i].key_type == kt && l[i].count_mode == mode)
 			{
 				m->nsegs++;
-				m->num_tiles += (int) (((int64_t) l[i].na + l[i].nb + nv - 1) / nv);
+				m->num_tiles += (int) count_tiles(kt, l[i].na, l[i].nb);
 				m->duplicates |= l[i].duplicates;
 				m->inputs_sorted &= l[i].inputs_sorted;
 			}
@@ -284,7 +283,6 @@ count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
 	for (g = 0; g < ngroups; g++)
 	{
 		CountMany  *m = &groups[g];
-		int64_t		nv = count_tile_slots(m->key_type);
 		int			tiles = 0;
 
 		m->segs = (const CountSegment *) (pool->dev + off_segs) + nsegs;
@@ -302,7 +300,7 @@ count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
 				c->tile_start = tiles;
 				c->result = i;
 				c->stride_shift = partition_stride_shift(l[i].na, l[i].nb);
-				tiles += (int) (((int64_t) l[i].na + l[i].nb + nv - 1) / nv);
+				tiles += (int) count_tiles(m->key_type, l[i].na, l[i].nb);
 			}
 	}
 

@@ -12,6 +12,10 @@
  * whose input is out of order: that count must report its argument and
  * position while its neighbours answer.
  *
+ * Then count batches (setops_gpu_count_batch, the count window functions'
+ * one launch): pairs in host memory with a shared B or one each, every
+ * pair's answer against the same reference.
+ *
  *   test/gpu/count_many_test [quick|full] [--mutate]
  * --mutate makes the reference wrong for one count a batch: the run must
  * then fail (it shows that the checks can).
@@ -253,6 +257,131 @@ answer_ok(const Case &c, const SetopsGpuSetopArgs *x, SetopsGpuStatus st, int64_
 	return ok;
 }
 
+/* Append keys, narrowed to ks bytes, to a host batch; their first index. */
+static int64_t
+append_keys(std::vector<char> &host, const std::vector<int64_t> &keys, size_t ks)
+{
+	int64_t		first = (int64_t) (host.size() / ks);
+
+	for (size_t j = 0; j < keys.size(); j++)
+	{
+		int64_t		v = keys[j];
+		int32_t		v4 = (int32_t) v;
+		const char *p = ks == 4 ? (const char *) &v4 : (const char *) &v;
+
+		host.insert(host.end(), p, p + ks);
+	}
+	return first;
+}
+
+/*
+ * Count batches (setops_gpu_count_batch, the count window functions'
+ * path): pairs laid out in host memory as a batch, A's rows end to end or
+ * not, B shared by every pair or one per pair; rows on the count tile's
+ * multiples and one off, empty, one much larger than the rest, runs
+ * across tiles, extremes.  Each pair's answer against the reference.
+ */
+static void
+count_batch_round(int bi, bool full)
+{
+	SetopsKeyType kt = bi % 2 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	int			mode = SETOPS_GPU_COUNT_INTERSECT + (bi / 2) % 3;
+	bool		shared = bi % 4 < 2;
+	int			tile = setops_gpu_count_tile_keys(kt);
+	int64_t		np = bi % 7 == 0 ? (full ? 40000 : 6000) : testgen_range(1, 300);
+	int64_t		most = full ? 60000 : 12000;
+	size_t		ks = kt == SETOPS_KEY_INT32 ? 4 : 8;
+	std::vector<std::vector<int64_t> > rows(np), bs(shared ? 1 : np);
+	std::vector<int64_t> a_start(np), a_len(np), b_start(np), b_len(np), out(np, -7);
+	std::vector<char> a_host, b_host;
+	SetopsGpuBatchArgs args;
+	SetopsGpuStatus st;
+	char		err[SETOPS_GPU_ERRLEN];
+	int64_t		i,
+				bad = 0;
+
+	for (i = 0; i < (int64_t) bs.size(); i++)
+	{
+		fill(bs[i], i == 0 && shared ? testgen_range(tile, 6 * (int64_t) tile) :
+			 pick_size(tile, most), kt, (int) i);
+	}
+	for (i = 0; i < np; i++)
+	{
+		const std::vector<int64_t> &b = bs[shared ? 0 : i];
+
+		if (i == 1)
+			fill(rows[i], full ? 3000000 : 500000, kt, (int) i);	/* much larger */
+		else if (i == 2)
+			rows[i].clear();
+		else if (i == 3 && !b.empty())
+			rows[i].assign(2 * (size_t) tile + 1, b[b.size() / 2]);	/* a run across tiles */
+		else if (testgen_rnd() % 3 == 0 && !b.empty())
+		{
+			/* b's keys thinned: contains and long common runs */
+			for (size_t j = 0; j < b.size(); j++)
+				if (testgen_rnd() % 4)
+					rows[i].push_back(b[j]);
+		}
+		else
+			fill(rows[i], np > 1000 ? testgen_range(0, 300) : pick_size(tile, most), kt, (int) i);
+	}
+	/* the host layout: rows end to end, or every other one moved to the end */
+	for (int pass = 0; pass < 2; pass++)
+		for (i = 0; i < np; i++)
+			if ((bi % 3 == 0 && i % 2 == 1) == (pass == 1))
+			{
+				a_start[i] = append_keys(a_host, rows[i], ks);
+				a_len[i] = (int64_t) rows[i].size();
+			}
+	for (i = 0; i < (int64_t) bs.size(); i++)
+	{
+		b_start[i] = append_keys(b_host, bs[i], ks);
+		b_len[i] = (int64_t) bs[i].size();
+	}
+	for (i = 0; shared && i < np; i++)
+	{
+		b_start[i] = 0;
+		b_len[i] = b_len[0];
+	}
+	memset(&args, 0, sizeof(args));
+	args.op = SETOPS_OP_INTERSECT;
+	args.key_type = kt;
+	args.a = a_host.data();
+	args.a_keys = (int64_t) (a_host.size() / ks);
+	args.b = b_host.data();
+	args.b_keys = (int64_t) (b_host.size() / ks);
+	args.npairs = np;
+	args.a_start = a_start.data();
+	args.a_len = a_len.data();
+	args.b_start = b_start.data();
+	args.b_len = b_len.data();
+	args.b_shared = shared;
+	args.out_lengths = out.data();
+	st = setops_gpu_count_batch(&args, mode, err, sizeof(err));
+	checks++;
+	if (st != SETOPS_GPU_OK)
+	{
+		printf("FAIL count batch %d: status %d (%s)\n", bi, (int) st, err);
+		failures++;
+		return;
+	}
+	for (i = 0; i < np; i++)
+	{
+		int64_t		expect = reference<int64_t>(mode, rows[i], bs[shared ? 0 : i]) +
+			(mutate && i == bi % np ? 1 : 0);
+		bool		ok = mode == SETOPS_GPU_COUNT_CONTAINS ? (out[i] > 0) == (expect > 0) :
+			out[i] == expect;
+
+		checks++;
+		if (!ok && bad++ < 5)
+			printf("FAIL count batch %d pair %" PRId64 " of %" PRId64 ": key %d mode %d %s B, "
+				   "na %zu nb %zu: got %" PRId64 ", expected %" PRId64 "\n",
+				   bi, i, np, (int) kt, mode, shared ? "shared" : "own", rows[i].size(),
+				   bs[shared ? 0 : i].size(), out[i], expect);
+	}
+	failures += bad;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -304,8 +433,11 @@ main(int argc, char **argv)
 			setops_gpu_buffer_free(cases[k].b_dev);
 		}
 	}
-	printf("count_many_test%s: %d batches, %ld answer checks (shared trip and alone), "
-		   "%ld failures%s\n", mutate ? " --mutate" : "", batches, checks, failures,
+	for (int bi = 0; bi < (full ? 60 : 24); bi++)
+		count_batch_round(bi, full);
+	printf("count_many_test%s: %d batches and %d count batches, %ld answer checks "
+		   "(shared trip, alone, count batch pairs), %ld failures%s\n",
+		   mutate ? " --mutate" : "", batches, full ? 60 : 24, checks, failures,
 		   mutate ? " (a mutated reference: failures expected)" : "");
 	return failures ? 1 : 0;
 }
