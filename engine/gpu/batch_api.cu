@@ -269,6 +269,63 @@ setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 }
 
 /*
+ * A segment's keys copied within device memory: words (4 bytes) from src
+ * to dst, both in words from their region's start.
+ */
+typedef struct SegmentMove
+{
+	int64_t		src;
+	int64_t		dst;
+	int64_t		words;
+} SegmentMove;
+
+/* Each block copies whole segments (rows of a batch: about equal work). */
+__global__ void
+segment_move_kernel(const uint32_t *src, uint32_t *dst, const SegmentMove *moves, int n)
+{
+	for (int s = blockIdx.x; s < n; s += gridDim.x)
+	{
+		SegmentMove m = moves[s];
+
+		for (int64_t w = threadIdx.x; w < m.words; w += blockDim.x)
+			dst[m.dst + w] = src[m.src + w];
+	}
+}
+
+/*
+ * The tiles load their inputs in 16-byte vectors from each input's first
+ * key: a batch's rows lie end to end at any key, so where some row does
+ * not start on 16 bytes, every row moves to a start of its own that does
+ * (moves, and the aligned region's bytes; false when all start aligned).
+ * Offsets in bytes, from the uploaded region's start, become the aligned
+ * region's.
+ */
+static bool
+plan_aligned_starts(size_t *offsets, const int *lengths, size_t ks, int n,
+					SegmentMove *moves, size_t *bytes)
+{
+	size_t		at = 0;
+	int			s;
+	bool		need = false;
+
+	for (s = 0; s < n && !need; s++)
+		need = offsets[s] % 16 != 0;
+	*bytes = 0;
+	if (!need)
+		return false;
+	for (s = 0; s < n; s++)
+	{
+		moves[s].src = (int64_t) (offsets[s] / 4);
+		moves[s].dst = (int64_t) (at / 4);
+		moves[s].words = (int64_t) ((size_t) lengths[s] * ks / 4);
+		offsets[s] = at;
+		at += ((size_t) lengths[s] * ks + 15) & ~(size_t) 15;
+	}
+	*bytes = at;
+	return true;
+}
+
+/*
  * Counts of a batch: every pair with keys is a segment of one segmented
  * count launch (count_many_enqueue, the service's shared trips), its
  * tiles laid end to end so that a pair of many keys spans many blocks and
@@ -286,10 +343,22 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 	CountSegment *segs;
 	int64_t    *pair_of;
 	SetopResults *res;
+	size_t	   *a_at,			/* each segment's keys, bytes into its region */
+			   *b_at;
+	int		   *a_n,
+			   *b_n;
+	SegmentMove *moves;
+	bool		a_move,
+				b_move;
 	CountMany	m;
 	size_t		end = 0,
+				a_bytes,
+				b_bytes,
 				off_a,
 				off_b,
+				off_a_moved = 0,
+				off_b_moved = 0,
+				off_moves = 0,
 				off_segs,
 				off_results,
 				off_bounds;
@@ -313,7 +382,12 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 	segs = (CountSegment *) malloc(sizeof(CountSegment) * (np + 1));
 	pair_of = (int64_t *) malloc(sizeof(int64_t) * (np + 1));
 	res = (SetopResults *) malloc(sizeof(SetopResults) * (np + 1));
-	if (!segs || !pair_of || !res)
+	a_at = (size_t *) malloc(sizeof(size_t) * 2 * (np + 1));
+	b_at = a_at ? a_at + np + 1 : NULL;
+	a_n = (int *) malloc(sizeof(int) * 2 * (np + 1));
+	b_n = a_n ? a_n + np + 1 : NULL;
+	moves = (SegmentMove *) malloc(sizeof(SegmentMove) * 2 * (np + 1));
+	if (!segs || !pair_of || !res || !a_at || !a_n || !moves)
 	{
 		snprintf(errbuf, errlen, "out of host memory for a count batch of %lld pairs", (long long) np);
 		status = SETOPS_GPU_ERROR;
@@ -335,10 +409,10 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 			status = SETOPS_GPU_ERROR;
 			goto done;
 		}
-		c->a = (const void *) (uintptr_t) (args->a_start[i] * ks);
-		c->na = (int) args->a_len[i];
-		c->b = (const void *) (uintptr_t) (args->b_start[i] * ks);
-		c->nb = (int) args->b_len[i];
+		a_at[nsegs] = (size_t) args->a_start[i] * ks;
+		c->na = a_n[nsegs] = (int) args->a_len[i];
+		b_at[nsegs] = (size_t) args->b_start[i] * ks;
+		c->nb = b_n[nsegs] = (int) args->b_len[i];
 		c->tile_start = (int) tiles;
 		c->result = nsegs;
 		c->stride_shift = partition_stride_shift(c->na, c->nb);
@@ -354,8 +428,16 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 	if (nsegs == 0)
 		goto done;
 
+	a_move = plan_aligned_starts(a_at, a_n, ks, nsegs, moves, &a_bytes);
+	b_move = plan_aligned_starts(b_at, b_n, ks, nsegs, moves + (a_move ? nsegs : 0), &b_bytes);
 	off_a = arena_take(&end, args->a_keys * ks);
 	off_b = arena_take(&end, args->b_keys * ks);
+	if (a_move)
+		off_a_moved = arena_take(&end, a_bytes);
+	if (b_move)
+		off_b_moved = arena_take(&end, b_bytes);
+	if (a_move || b_move)
+		off_moves = arena_take(&end, sizeof(SegmentMove) * (size_t) nsegs * (a_move + b_move));
 	off_segs = arena_take(&end, sizeof(CountSegment) * (size_t) nsegs);
 	off_results = arena_take(&end, sizeof(SetopResults) * (size_t) nsegs);
 	off_bounds = arena_take(&end, sizeof(int) * (size_t) (tiles + nsegs));
@@ -364,8 +446,8 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 		goto done;
 	for (i = 0; i < nsegs; i++)
 	{
-		segs[i].a = pool->dev + off_a + (uintptr_t) segs[i].a;
-		segs[i].b = pool->dev + off_b + (uintptr_t) segs[i].b;
+		segs[i].a = pool->dev + (a_move ? off_a_moved : off_a) + a_at[i];
+		segs[i].b = pool->dev + (b_move ? off_b_moved : off_b) + b_at[i];
 	}
 	memset(&m, 0, sizeof(m));
 	m.key_type = args->key_type;
@@ -384,9 +466,25 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 		err = gpu_upload(pool, pool->dev + off_b, args->b, args->b_keys * ks);
 	if (err == cudaSuccess)
 		err = gpu_upload(pool, pool->dev + off_segs, segs, sizeof(CountSegment) * (size_t) nsegs);
+	if (err == cudaSuccess && (a_move || b_move))
+		err = gpu_upload(pool, pool->dev + off_moves, moves,
+						 sizeof(SegmentMove) * (size_t) nsegs * (a_move + b_move));
 	args->ms_upload = gpu_host_ms() - t0;
 	if (err == cudaSuccess)
 		err = cudaEventRecord(pool->ev[3], pool->stream);
+	for (int side = 0; side < 2 && err == cudaSuccess; side++)
+	{
+		bool		move = side == 0 ? a_move : b_move;
+		const SegmentMove *dm = (const SegmentMove *) (pool->dev + off_moves) +
+			(side == 1 && a_move ? nsegs : 0);
+
+		if (!move)
+			continue;
+		segment_move_kernel<<<nsegs < 8192 ? nsegs : 8192, 256, 0, pool->stream>>>(
+			(const uint32_t *) (pool->dev + (side == 0 ? off_a : off_b)),
+			(uint32_t *) (pool->dev + (side == 0 ? off_a_moved : off_b_moved)), dm, nsegs);
+		err = cudaGetLastError();
+	}
 	if (err == cudaSuccess)
 		err = count_many_enqueue(&m, pool->stream);
 	if (err == cudaSuccess)
@@ -421,6 +519,9 @@ done:
 	free(segs);
 	free(pair_of);
 	free(res);
+	free(a_at);
+	free(a_n);
+	free(moves);
 	return status;
 }
 

@@ -257,11 +257,19 @@ answer_ok(const Case &c, const SetopsGpuSetopArgs *x, SetopsGpuStatus st, int64_
 	return ok;
 }
 
-/* Append keys, narrowed to ks bytes, to a host batch; their first index. */
+/*
+ * Append keys, narrowed to ks bytes, to a host batch (aligned: from a
+ * 16-byte boundary, as the GPU's tiles load them; else anywhere, which the
+ * batch must then move); their first index.
+ */
 static int64_t
-append_keys(std::vector<char> &host, const std::vector<int64_t> &keys, size_t ks)
+append_keys(std::vector<char> &host, const std::vector<int64_t> &keys, size_t ks, bool aligned)
 {
-	int64_t		first = (int64_t) (host.size() / ks);
+	int64_t		first;
+
+	while (aligned && host.size() % 16 != 0)
+		host.push_back(0x5a);
+	first = (int64_t) (host.size() / ks);
 
 	for (size_t j = 0; j < keys.size(); j++)
 	{
@@ -287,6 +295,7 @@ count_batch_round(int bi, bool full)
 	SetopsKeyType kt = bi % 2 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
 	int			mode = SETOPS_GPU_COUNT_INTERSECT + (bi / 2) % 3;
 	bool		shared = bi % 4 < 2;
+	bool		aligned = bi % 5 == 4;	/* else rows start anywhere */
 	int			tile = setops_gpu_count_tile_keys(kt);
 	int64_t		np = bi % 7 == 0 ? (full ? 40000 : 6000) : testgen_range(1, 300);
 	int64_t		most = full ? 60000 : 12000;
@@ -330,12 +339,12 @@ count_batch_round(int bi, bool full)
 		for (i = 0; i < np; i++)
 			if ((bi % 3 == 0 && i % 2 == 1) == (pass == 1))
 			{
-				a_start[i] = append_keys(a_host, rows[i], ks);
+				a_start[i] = append_keys(a_host, rows[i], ks, aligned);
 				a_len[i] = (int64_t) rows[i].size();
 			}
 	for (i = 0; i < (int64_t) bs.size(); i++)
 	{
-		b_start[i] = append_keys(b_host, bs[i], ks);
+		b_start[i] = append_keys(b_host, bs[i], ks, aligned);
 		b_len[i] = (int64_t) bs[i].size();
 	}
 	for (i = 0; shared && i < np; i++)
