@@ -24,7 +24,8 @@ UPGRADE_0_2 = extension/install/counts.sql extension/install/packed_operators.sq
 # 0.3 likewise: 0.2's script, then the 0.2 -> 0.3 upgrade's parts.
 UPGRADE_0_3 = extension/install/agg_state.sql
 # 0.4 likewise: 0.3's script, then the 0.3 -> 0.4 upgrade's parts.
-UPGRADE_0_4 = extension/install/service_stats.sql
+UPGRADE_0_4 = extension/install/service_stats.sql \
+	extension/install/similarity_batch.sql
 DATA = extension/setops--0.1.sql
 DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql \
 	extension/setops--0.2--0.3.sql extension/setops--0.3.sql \

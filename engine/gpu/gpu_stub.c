@@ -197,6 +197,15 @@ setops_gpu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 }
 
 SetopsGpuStatus
+setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, size_t errlen)
+{
+	(void) args;
+	(void) count_mode;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+SetopsGpuStatus
 setops_gpu_reduce_device(SetopsOp op, SetopsKeyType key_type, void *cur, void *spare,
 						 const int64_t *lengths, int64_t nruns, int *result_in_spare,
 						 int64_t *n, char *errbuf, size_t errlen)

@@ -318,6 +318,16 @@ extern SetopsGpuStatus setops_gpu_setop_batch(SetopsGpuBatchArgs *args,
 											  char *errbuf, size_t errlen);
 
 /*
+ * Counts of a batch of pairs laid out as for setops_gpu_setop_batch (op and
+ * the outputs unused), count_mode a SetopsGpuCountMode: out_lengths[i] gets
+ * pair i's answer (COUNT_INTERSECT: the key-rank intersection count;
+ * OVERLAPS / CONTAINS as setops_gpu_count's out_count).  One upload (a
+ * shared b once), one segmented launch, one copy of the answers back.
+ */
+extern SetopsGpuStatus setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode,
+                                              char *errbuf, size_t errlen);
+
+/*
  * op (INTERSECT, UNION or MERGE) over nruns sorted runs held end to end in
  * the device buffer cur (lengths on the host), in log2(nruns) rounds of
  * batched launches, each round writing into the other buffer: spare, as
