@@ -75,7 +75,7 @@ PG_CFLAGS = -Werror=implicit-function-declaration
 
 REGRESS_OPTS = --inputdir=test/regress --outputdir=test/regress
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
-	setops_counts setops_packed_index setops_intarray
+	setops_counts setops_packed_index setops_intarray setops_similarity_batch
 # Suites that declare the test hooks: they need a build for the tests
 # installed.  make installcheck SETOPS_INSTALLED_HOOKS=no runs the others,
 # against any build (the Debian package's check: scripts/deb_check.sh).
