@@ -90,4 +90,24 @@ setop_count_from_intersect(SetopsOp op, long long na, long long nb, long long i)
 	return -1;
 }
 
+/*
+ * Multiset Jaccard similarity |A ∩ B| / |A ∪ B| from the intersection
+ * count.  Two empty multisets are equal, so their similarity is 1, as for
+ * any two equal inputs.
+ */
+static inline double
+setop_jaccard_from_intersect(long long na, long long nb, long long i)
+{
+	long long	u = setop_count_from_intersect(SETOPS_OP_UNION, na, nb, i);
+
+	return u == 0 ? 1.0 : (double) i / (double) u;
+}
+
+/* A's multiset lies within B's: every copy in A found its copy in B. */
+static inline int
+setop_contained_from_intersect(long long na, long long i)
+{
+	return i == na;
+}
+
 #endif							/* SETOPS_SETOP_KIND_H */

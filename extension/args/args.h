@@ -14,6 +14,7 @@ extern SetopsKeyType setops_key_type_of(Oid elemtype);
 extern void setops_read_keys(Datum array, int argno, const char *fname,
 							 SetopsKeys *keys);
 extern void setops_require_sorted(const char *fname, SetopsKeys *keys);
+extern bool setops_keys_in_order(SetopsKeys *keys);
 extern void setops_require_sorted2(const char *fname, SetopsKeys *a, SetopsKeys *b);
 extern void setops_report_unsorted_found(const char *fname, SetopsKeys *a, SetopsKeys *b,
 										 SetopsKeys *bad, int64 pos);

@@ -150,13 +150,20 @@ setops_report_unsorted(const char *fname, const SetopsKeys *keys, int64 pos)
 void
 setops_require_sorted(const char *fname, SetopsKeys *keys)
 {
+	if (!setops_keys_in_order(keys))
+		setops_report_unsorted(fname, keys, keys->first_unsorted);
+}
+
+/* Are plain keys sorted ascending?  One pass, unless already known. */
+bool
+setops_keys_in_order(SetopsKeys *keys)
+{
 	if (!keys->sorted_known)
 	{
 		keys->first_unsorted = setops_cpu_first_unsorted(keys->type, keys->data, keys->n);
 		keys->sorted_known = true;
 	}
-	if (keys->first_unsorted >= 0)
-		setops_report_unsorted(fname, keys, keys->first_unsorted);
+	return keys->first_unsorted < 0;
 }
 
 /* Both arguments, in argument order. */

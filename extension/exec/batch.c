@@ -54,6 +54,18 @@ segment_keys(SetopsKeyType type, const void *data, int64 n, int argno)
 	return k;
 }
 
+/* Pair p's keys as arguments (plain, sorted: callers checked). */
+static void
+pair_keys(const SetopsBatch *batch, int64 p, SetopsKeys *a, SetopsKeys *b)
+{
+	size_t		ks = setops_key_size(batch->type);
+
+	*a = segment_keys(batch->type, (const char *) batch->a + batch->as.starts[p] * ks,
+					  batch->as.lengths[p], 1);
+	*b = segment_keys(batch->type, (const char *) batch->b + batch->bs.starts[p] * ks,
+					  batch->bs.lengths[p], 2);
+}
+
 /*
  * The GPU's answer through the service, slot-sized requests of whole
  * pairs; a pair too large for a slot goes alone through the plain path
@@ -84,15 +96,14 @@ gpu_batch(const char *fname, const SetopsBatch *batch, void *out, int64 *out_len
 		}
 		if (next == p)
 		{
-			const void *a = (const char *) batch->a + batch->as.starts[p] * ks;
-			const void *b = (const char *) batch->b + batch->bs.starts[p] * ks;
-			SetopsKeys	ka = segment_keys(batch->type, a, batch->as.lengths[p], 1);
-			SetopsKeys	kb = segment_keys(batch->type, b, batch->bs.lengths[p], 2);
+			SetopsKeys	ka,
+						kb;
 
+			pair_keys(batch, p, &ka, &kb);
 			if (out_pos == NULL)
 				m = setops_run_setop(fname, batch->op, &ka, &kb, (char *) out + k * ks);
 			else
-				m = setops_cpu_setop(batch->op, batch->type, a, ka.n, b, kb.n,
+				m = setops_cpu_setop(batch->op, batch->type, ka.data, ka.n, kb.data, kb.n,
 									 (char *) out + k * ks, out_pos + k);
 			out_lengths[p] = m;
 			next = p + 1;
@@ -104,6 +115,111 @@ gpu_batch(const char *fname, const SetopsBatch *batch, void *out, int64 *out_len
 	setops_last.on_gpu = true;
 	*n = k;
 	return true;
+}
+
+/* The engine's count mode for kind. */
+static int
+gpu_count_mode(SetopsCountKind kind)
+{
+	return kind == SETOPS_COUNT_OVERLAPS ? SETOPS_GPU_COUNT_OVERLAPS :
+		kind == SETOPS_COUNT_CONTAINS ? SETOPS_GPU_COUNT_CONTAINS : SETOPS_GPU_COUNT_INTERSECT;
+}
+
+/*
+ * The counts on the CPU engine, pair by pair: the engine's count, overlaps
+ * and contains gallop where sizes are far apart.
+ */
+static void
+cpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batch,
+				int64 *answers)
+{
+	void	   *scratch = palloc(SETOPS_CPU_COUNT_SCRATCH * setops_key_size(batch->type));
+	int64		p;
+	double		t0 = setops_now_ms();
+
+	for (p = 0; p < batch->as.nsegs; p++)
+	{
+		SetopsKeys	a,
+					b;
+
+		pair_keys(batch, p, &a, &b);
+		if (kind == SETOPS_COUNT_OVERLAPS)
+			answers[p] = setops_cpu_overlaps(a.type, a.data, a.n, b.data, b.n);
+		else if (kind == SETOPS_COUNT_CONTAINS)
+			answers[p] = setops_cpu_contains(a.type, a.data, a.n, b.data, b.n);
+		else
+			answers[p] = setops_cpu_intersect_count(a.type, a.data, a.n, b.data, b.n, scratch);
+		/* the rows were checked in order: a break here is the engine's fault */
+		if (answers[p] < 0)
+			elog(ERROR, "%s: the CPU engine saw an order break in pair %lld that the order check did not find",
+				 fname, (long long) p);
+		if ((p & 255) == 255)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(scratch);
+	setops_last.cpu_ms += setops_now_ms() - t0;
+}
+
+/*
+ * The GPU's counts through the service, slot-sized requests of whole
+ * pairs; a pair too large for a slot goes alone through the plain count
+ * (which may split it).  False when the GPU failed and the CPU is to
+ * answer (auto mode).
+ */
+static bool
+gpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batch,
+				int64 *answers)
+{
+	int64		p = 0;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+
+	while (p < batch->as.nsegs)
+	{
+		int64		next;
+		SetopsGpuStatus status = setops_service_count_batch(batch, gpu_count_mode(kind), p,
+															&next, answers, errbuf,
+															sizeof(errbuf));
+
+		if (status != SETOPS_GPU_OK)
+		{
+			setops_gpu_failed(fname, status, errbuf);
+			return false;
+		}
+		if (next == p)
+		{
+			SetopsKeys	a,
+						b;
+
+			pair_keys(batch, p, &a, &b);
+			answers[p] = setops_run_count(fname, kind, &a, &b);
+			next = p + 1;
+		}
+		else if (kind == SETOPS_COUNT_CONTAINS)
+		{
+			int64		i;
+
+			/* the device's contains: the parts where b has a key a lacks */
+			for (i = p; i < next; i++)
+				answers[i] = answers[i] == 0;
+		}
+		p = next;
+		CHECK_FOR_INTERRUPTS();
+	}
+	setops_last.on_gpu = true;
+	return true;
+}
+
+void
+setops_run_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batch,
+					   int64 *answers)
+{
+	Assert(batch->as.nsegs == batch->bs.nsegs);
+	if (batch->as.nsegs == 0)
+		return;
+	if (setops_gpu_usable(fname, batch_elements(batch)) &&
+		gpu_count_batch(fname, kind, batch, answers))
+		return;
+	cpu_count_batch(fname, kind, batch, answers);
 }
 
 /* The GPU's reduction through the service; false when the CPU is to answer. */

@@ -89,6 +89,16 @@ extern int64 setops_run_batch(const char *fname, const SetopsBatch *batch, void 
 							  int64 *out_lengths, int64 *out_pos);
 
 /*
+ * Counts of every pair (batch->op unused): answers[i] gets pair i's answer
+ * as setops_run_count gives it for kind (the key-rank intersection count;
+ * overlaps and contains 1 or 0).  Every pair's keys are in order (callers
+ * checked each row as the plain function does).  Only the answers come
+ * back from the GPU.
+ */
+extern void setops_run_count_batch(const char *fname, SetopsCountKind kind,
+								   const SetopsBatch *batch, int64 *answers);
+
+/*
  * op (INTERSECT, UNION or MERGE) over nruns sorted runs held one after the
  * other in keys (lengths[i] keys each), in log2(nruns) rounds of batches:
  * round r combines runs 2k and 2k+1 of round r-1.  These operations are

@@ -17,6 +17,13 @@
  * When every row of a chunk has the same B (a constant, a parameter, or
  * equal bytes) the batch keeps one copy of it (b_shared): the typical use
  * probes every row against one large constant.
+ *
+ * The counts, similarity and predicates (array_intersect_count_batch ...
+ * array_contained_by_batch) read their chunks the same way (one reader,
+ * read_chunk), packed arguments too, and ask the engine only for each
+ * pair's answer (setops_run_count_batch): the key-rank intersection count,
+ * from which each function's value follows as in count_funcs.c, or the
+ * predicate of overlaps and contains.
  */
 #include "postgres.h"
 
@@ -24,6 +31,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/datum.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "windowapi.h"
 
@@ -39,6 +47,14 @@ PG_FUNCTION_INFO_V1(setops_intersect_batch_pairs);
 PG_FUNCTION_INFO_V1(setops_union_batch_pairs);
 PG_FUNCTION_INFO_V1(setops_difference_batch_pairs);
 PG_FUNCTION_INFO_V1(setops_symdiff_batch_pairs);
+PG_FUNCTION_INFO_V1(setops_intersect_count_batch);
+PG_FUNCTION_INFO_V1(setops_union_count_batch);
+PG_FUNCTION_INFO_V1(setops_difference_count_batch);
+PG_FUNCTION_INFO_V1(setops_symdiff_count_batch);
+PG_FUNCTION_INFO_V1(setops_jaccard_batch);
+PG_FUNCTION_INFO_V1(setops_overlaps_batch);
+PG_FUNCTION_INFO_V1(setops_contains_batch);
+PG_FUNCTION_INFO_V1(setops_contained_by_batch);
 
 /*
  * A chunk ends before the row that finds one of these reached: rows, input
@@ -98,6 +114,10 @@ grow_append_i64(GrowBuf *buf, int64 v)
 	*(int64 *) grow_reserve(buf, sizeof(int64)) = v;
 }
 
+/* A row's place in its chunk, besides its pair in the batch (0 on) */
+#define ROW_NULL	(-1)		/* an argument is NULL: so is the result */
+#define ROW_TRUE	(-2)		/* answered true while read (overlaps) */
+
 /* Partition-local state: the chunk of rows computed last. */
 typedef struct BatchPart
 {
@@ -106,8 +126,9 @@ typedef struct BatchPart
 	int64		first;			/* partition position of the chunk's first row */
 	int64		nrows;			/* rows in the chunk (0: none read yet) */
 	SetopsKeyType type;
-	int64	   *pair_of;		/* per row: its pair in the batch, -1: NULL */
+	int64	   *pair_of;		/* per row: its pair in the batch, or ROW_* */
 	int64		npairs;
+	int64	   *answers;		/* counts: per pair, the engine's answer */
 	int64	   *a_start;		/* per pair: the batch's descriptors */
 	int64	   *a_len;
 	int64	   *b_start;
@@ -122,16 +143,31 @@ typedef struct BatchPart
 	char	   *b_vals;
 } BatchPart;
 
+/* What a row's value is made of. */
+typedef enum BatchResult
+{
+	RESULT_SETOP,				/* op's result array (or pairs' record) */
+	RESULT_OP_COUNT,			/* op's result size, from the intersection count */
+	RESULT_JACCARD,				/* from the intersection count */
+	RESULT_PREDICATE,			/* the engine's overlaps or contains */
+	RESULT_CONTAINED_BY			/* from the intersection count */
+} BatchResult;
+
 /* What one call is: the operation and its argument numbers (0-based). */
 typedef struct BatchCall
 {
-	SetopsOp	op;
+	BatchResult result;
+	SetopsOp	op;				/* RESULT_SETOP, RESULT_OP_COUNT */
+	SetopsCountKind count_kind; /* counts: what the engine answers a pair */
 	const char *fname;
 	bool		pairs;
+	bool		b_first;		/* B's order checked first, as the plain function does */
 	int			a_arg,
 				av_arg,			/* pairs only */
 				b_arg,
 				bv_arg;			/* pairs only */
+	bool		a_packed,		/* declared packed_int4/8 (counts only) */
+				b_packed;
 	bool		b_stable;		/* B (and its values) the same in every row */
 } BatchCall;
 
@@ -185,13 +221,44 @@ note_vals_type(BatchPart *st, const SetopsValues *v, bool *known)
 		elog(ERROR, "setops: value arrays of one call changed type");
 }
 
+/* A row's key argument as declared: an array, or a packed value (checked). */
+static void
+read_row_keys(const BatchCall *call, Datum arg, int argidx, bool packed, SetopsKeys *keys)
+{
+	if (packed)
+		setops_read_packed(arg, argidx + 1, call->fname, keys);
+	else
+		setops_read_keys(arg, argidx + 1, call->fname, keys);
+}
+
 /*
- * Read the chunk of rows starting at the current one, run it as one batch
- * and keep the results in st.
+ * The row's order checks, in the plain function's order.  True when that
+ * answered the row: overlaps over an order break is answered as the plain
+ * function answers it (a key in both is an answer in any order, else the
+ * error), which setops_run_count does for arguments found out of order.
+ */
+static bool
+check_row_order(const BatchCall *call, SetopsKeys *a, SetopsKeys *b)
+{
+	if (call->result != RESULT_SETOP && call->count_kind == SETOPS_COUNT_OVERLAPS &&
+		(!setops_keys_in_order(a) || !setops_keys_in_order(b)))
+		return setops_run_count(call->fname, SETOPS_COUNT_OVERLAPS, a, b) != 0;
+	if (call->b_first)
+		setops_require_sorted2(call->fname, b, a);
+	else
+		setops_require_sorted2(call->fname, a, b);
+	return false;
+}
+
+/*
+ * Read the chunk of rows starting at the current one into st: each row's
+ * pair (or ROW_*) and the batch of their keys (and values), a B shared by
+ * every pair held once.  Every row is checked as the plain function checks
+ * it.  *bound gets the operation's outputs' bound (RESULT_SETOP).
  */
 static void
-load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
-		   const BatchCall *call)
+read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
+		   const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
 {
 	int64		cur = WinGetCurrentPosition(winobj);
 	MemoryContext old;
@@ -220,7 +287,6 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	Datum		stable_arg[4];
 	bool		stable_null[4],
 				stable_fetched[4] = {false, false, false, false};
-	SetopsBatch batch;
 
 	MemoryContextReset(st->cxt);
 	/* every buffer of the chunk lives in its context */
@@ -241,6 +307,7 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 		SetopsValues av;
 		BSide		rowb,
 				   *b;
+		bool		b_is_shared;
 		int			i,
 					nargs = call->pairs ? 4 : 2;
 
@@ -282,12 +349,12 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 		if (anynull)
 		{
 			/* STRICT as the plain function: NULL, nothing else read */
-			grow_append_i64(&rows, -1);
+			grow_append_i64(&rows, ROW_NULL);
 			continue;
 		}
 
 		/* read and check as the plain function does, in its order */
-		setops_read_keys(arg[call->a_arg], call->a_arg + 1, call->fname, &a);
+		read_row_keys(call, arg[call->a_arg], call->a_arg, call->a_packed, &a);
 		if (call->pairs)
 			setops_read_values(fcinfo, arg[call->av_arg], call->av_arg + 1, call->fname,
 							   a.n, call->a_arg + 1, &av);
@@ -299,14 +366,30 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			/* a stable B lives for the chunk */
 			if (call->b_stable)
 				MemoryContextSwitchTo(st->cxt);
-			setops_read_keys(arg[call->b_arg], call->b_arg + 1, call->fname, &b->keys);
+			read_row_keys(call, arg[call->b_arg], call->b_arg, call->b_packed, &b->keys);
 			if (call->pairs)
 				setops_read_values(fcinfo, arg[call->bv_arg], call->bv_arg + 1, call->fname,
 								   b->keys.n, call->b_arg + 1, &b->vals);
+			/* packed: decoded (a stable B once), after both were read */
+			setops_keys_make_plain(&b->keys, call->fname);
 			MemoryContextSwitchTo(st->rowcxt);
 			stable_read = call->b_stable;
 		}
-		setops_require_sorted(call->fname, &a);
+		setops_keys_make_plain(&a, call->fname);
+
+		/* the shared B again: its order was checked with the first */
+		b_is_shared = npairs > 0 && b_shared &&
+			(call->b_stable || same_b(b, b_keys.data, b_vals.data, nb_shared, ks, call->pairs));
+		if (b_is_shared && !b->keys.sorted_known)
+		{
+			b->keys.sorted_known = true;
+			b->keys.first_unsorted = -1;
+		}
+		if (check_row_order(call, &a, &b->keys))
+		{
+			grow_append_i64(&rows, ROW_TRUE);
+			continue;
+		}
 
 		if (!type_known)
 		{
@@ -324,20 +407,13 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 		if (npairs == 0)
 		{
 			/* the first B: the shared copy, at 0 */
-			setops_require_sorted(call->fname, &b->keys);
 			nb_shared = b->keys.n;
 			grow_append(&b_keys, b->keys.data, nb_shared * ks);
 			if (call->pairs)
 				grow_append(&b_vals, b->vals.data, nb_shared * (Size) b->vals.stride);
 		}
-		else if (b_shared && (call->b_stable ||
-							  same_b(b, b_keys.data, b_vals.data, nb_shared, ks, call->pairs)))
+		else if (!b_is_shared)
 		{
-			/* the shared B again: its order was checked with the first */
-		}
-		else
-		{
-			setops_require_sorted(call->fname, &b->keys);
 			if (b_shared)
 			{
 				int64		p;
@@ -386,10 +462,12 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			grow_append_i64(&b_len, b->keys.n);
 			b_total += b->keys.n;
 		}
-		bound += setop_output_bound(call->op, a.n, b_shared ? nb_shared : b->keys.n);
+		if (call->result == RESULT_SETOP)
+			bound += setop_output_bound(call->op, a.n, b_shared ? nb_shared : b->keys.n);
 		npairs++;
 	}
 	MemoryContextReset(st->rowcxt);
+	MemoryContextSwitchTo(old);
 
 	st->pair_of = (int64 *) rows.data;
 	st->npairs = npairs;
@@ -400,24 +478,51 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	st->a_vals = a_vals.data;
 	st->b_vals = b_vals.data;
 	if (!type_known)
-		ks = sizeof(int64);		/* only NULL rows: nothing runs */
+		st->type = SETOPS_KEY_INT64;	/* no pair: nothing runs */
 
-	memset(&batch, 0, sizeof(batch));
-	batch.op = call->op;
-	batch.type = st->type;
-	batch.a = a_keys.data;
-	batch.as.nsegs = npairs;
-	batch.as.lengths = st->a_len;
-	batch.as.starts = st->a_start;
-	batch.as.total = a_total;
-	batch.b = b_keys.data;
-	batch.bs.nsegs = npairs;
-	batch.bs.lengths = st->b_len;
-	batch.bs.starts = st->b_start;
+	memset(batch, 0, sizeof(*batch));
+	batch->op = call->op;
+	batch->type = st->type;
+	batch->a = a_keys.data;
+	batch->as.nsegs = npairs;
+	batch->as.lengths = st->a_len;
+	batch->as.starts = st->a_start;
+	batch->as.total = a_total;
+	batch->b = b_keys.data;
+	batch->bs.nsegs = npairs;
+	batch->bs.lengths = st->b_len;
+	batch->bs.starts = st->b_start;
 	/* the sum of the lengths, as for any descriptor; a shared B is held once */
-	batch.bs.total = b_shared ? npairs * nb_shared : b_total;
-	batch.b_shared = b_shared && npairs > 0;
+	batch->bs.total = b_shared ? npairs * nb_shared : b_total;
+	batch->b_shared = b_shared && npairs > 0;
+	*bound_out = bound;
+}
 
+/* The chunk's keys are no longer needed once it ran. */
+static void
+free_chunk_keys(SetopsBatch *batch)
+{
+	if (batch->a)
+		pfree((void *) batch->a);
+	if (batch->b)
+		pfree((void *) batch->b);
+}
+
+/* Read the chunk starting at the current row, run its operation, keep the results. */
+static void
+load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
+		   const BatchCall *call)
+{
+	SetopsBatch batch;
+	int64		bound,
+				npairs;
+	size_t		ks;
+	MemoryContext old;
+
+	read_chunk(winobj, fcinfo, st, call, &batch, &bound);
+	npairs = st->npairs;
+	ks = setops_key_size(st->type);
+	old = MemoryContextSwitchTo(st->cxt);
 	st->out_len = palloc(sizeof(int64) * Max(npairs, 1));
 	st->out_start = palloc(sizeof(int64) * Max(npairs, 1));
 	st->out = palloc_extended((bound + SETOPS_CPU_OUTPUT_SLACK) * ks, MCXT_ALLOC_HUGE);
@@ -430,37 +535,53 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	if (npairs > 0)
 		(void) setops_segd_scan(st->out_len, npairs, st->out_start);
 
-	/* the inputs' keys are no longer needed; the values are, for gathering */
-	if (a_keys.data)
-		pfree(a_keys.data);
-	if (b_keys.data)
-		pfree(b_keys.data);
+	/* the values are still needed, for gathering */
+	free_chunk_keys(&batch);
 }
 
-/* The window function: row i's result out of its chunk. */
-static Datum
-batch_call(FunctionCallInfo fcinfo, SetopsOp op, const char *fname, bool pairs)
+/* Read the chunk starting at the current row, count its pairs, keep the answers. */
+static void
+load_count_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
+				 const BatchCall *call)
+{
+	SetopsBatch batch;
+	int64		bound;
+
+	read_chunk(winobj, fcinfo, st, call, &batch, &bound);
+	st->answers = MemoryContextAlloc(st->cxt, sizeof(int64) * Max(st->npairs, 1));
+	setops_run_count_batch(call->fname, call->count_kind, &batch, st->answers);
+	free_chunk_keys(&batch);
+}
+
+typedef void (*ChunkLoader) (WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
+							 const BatchCall *call);
+
+/* The argument numbers of a call, and whether its B is the same in every row. */
+static void
+call_args(FunctionCallInfo fcinfo, BatchCall *call, bool pairs)
+{
+	call->pairs = pairs;
+	call->a_arg = 0;
+	call->av_arg = pairs ? 1 : -1;
+	call->b_arg = pairs ? 2 : 1;
+	call->bv_arg = pairs ? 3 : -1;
+	call->a_packed = call->b_packed = false;
+	call->b_stable = get_fn_expr_arg_stable(fcinfo->flinfo, call->b_arg) &&
+		(!pairs || get_fn_expr_arg_stable(fcinfo->flinfo, call->bv_arg));
+}
+
+/*
+ * The current row's pair in its chunk (or ROW_*), the chunk read and run
+ * by load when the row is not in the one held.
+ */
+static int64
+current_row(FunctionCallInfo fcinfo, const BatchCall *call, ChunkLoader load, BatchPart **stp)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
 	BatchPart  *st;
-	BatchCall	call;
-	int64		cur,
-				p;
-	size_t		ks;
-	SetopsResult keys;
-	Datum		result;
+	int64		cur;
 
 	Assert(WindowObjectIsValid(winobj));
-	call.op = op;
-	call.fname = fname;
-	call.pairs = pairs;
-	call.a_arg = 0;
-	call.av_arg = pairs ? 1 : -1;
-	call.b_arg = pairs ? 2 : 1;
-	call.bv_arg = pairs ? 3 : -1;
-	call.b_stable = get_fn_expr_arg_stable(fcinfo->flinfo, call.b_arg) &&
-		(!pairs || get_fn_expr_arg_stable(fcinfo->flinfo, call.bv_arg));
-
 	st = (BatchPart *) WinGetPartitionLocalMemory(winobj, sizeof(BatchPart));
 	if (st->cxt == NULL)
 	{
@@ -475,10 +596,30 @@ batch_call(FunctionCallInfo fcinfo, SetopsOp op, const char *fname, bool pairs)
 	/* rows before this one are done with */
 	WinSetMarkPosition(winobj, cur);
 	if (st->nrows == 0 || cur < st->first || cur >= st->first + st->nrows)
-		load_chunk(winobj, fcinfo, st, &call);
+		load(winobj, fcinfo, st, call);
 	Assert(cur >= st->first && cur < st->first + st->nrows);
+	*stp = st;
+	return st->pair_of[cur - st->first];
+}
 
-	p = st->pair_of[cur - st->first];
+/* The window function: row i's result out of its chunk. */
+static Datum
+batch_call(FunctionCallInfo fcinfo, SetopsOp op, const char *fname, bool pairs)
+{
+	BatchPart  *st;
+	BatchCall	call;
+	int64		p;
+	size_t		ks;
+	SetopsResult keys;
+	Datum		result;
+
+	memset(&call, 0, sizeof(call));
+	call.result = RESULT_SETOP;
+	call.op = op;
+	call.fname = fname;
+	call_args(fcinfo, &call, pairs);
+
+	p = current_row(fcinfo, &call, load_chunk, &st);
 	if (p < 0)
 		PG_RETURN_NULL();
 
@@ -532,3 +673,93 @@ BATCH_ENTRY(setops_intersect_batch, SETOPS_OP_INTERSECT, "array_intersect_batch"
 BATCH_ENTRY(setops_union_batch, SETOPS_OP_UNION, "array_union_batch")
 BATCH_ENTRY(setops_difference_batch, SETOPS_OP_DIFFERENCE, "array_difference_batch")
 BATCH_ENTRY(setops_symdiff_batch, SETOPS_OP_SYMDIFF, "array_symdiff_batch")
+
+/* Is argument argidx of the call declared packed_int4/8 rather than an array? */
+static bool
+arg_declared_packed(FunctionCallInfo fcinfo, int argidx, const char *fname)
+{
+	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, argidx);
+
+	if (!OidIsValid(argtype))
+		elog(ERROR, "%s: cannot determine the type of argument %d", fname, argidx + 1);
+	return !type_is_array(argtype);
+}
+
+/*
+ * The window function of a count: row i gets the plain function's value
+ * on row i's arguments, derived from its pair's answer as count_funcs.c
+ * derives it (engine/common/setop_kind.h).
+ */
+static Datum
+count_batch_call(FunctionCallInfo fcinfo, BatchResult kind, SetopsOp op,
+				 SetopsCountKind count_kind, const char *fname)
+{
+	BatchPart  *st;
+	BatchCall	call;
+	int64		p,
+				r;
+
+	memset(&call, 0, sizeof(call));
+	call.result = kind;
+	call.op = op;
+	call.fname = fname;
+	call_args(fcinfo, &call, false);
+	call.a_packed = arg_declared_packed(fcinfo, call.a_arg, fname);
+	call.b_packed = arg_declared_packed(fcinfo, call.b_arg, fname);
+	/* is contained by: contains(b, a) for the plain function, b's order first */
+	call.b_first = kind == RESULT_CONTAINED_BY;
+	call.count_kind = count_kind;
+
+	p = current_row(fcinfo, &call, load_count_chunk, &st);
+	if (p == ROW_NULL)
+		PG_RETURN_NULL();
+	if (p == ROW_TRUE)
+		PG_RETURN_BOOL(true);
+	r = st->answers[p];
+	switch (kind)
+	{
+		case RESULT_OP_COUNT:
+			PG_RETURN_INT64(setop_count_from_intersect(op, st->a_len[p], st->b_len[p], r));
+		case RESULT_JACCARD:
+			PG_RETURN_FLOAT8(setop_jaccard_from_intersect(st->a_len[p], st->b_len[p], r));
+		case RESULT_CONTAINED_BY:
+			PG_RETURN_BOOL(setop_contained_from_intersect(st->a_len[p], r));
+		case RESULT_PREDICATE:
+			PG_RETURN_BOOL(r != 0);
+		case RESULT_SETOP:
+			break;
+	}
+	elog(ERROR, "%s: not a count", fname);
+	PG_RETURN_NULL();			/* keep the compiler quiet */
+}
+
+/*
+ * One fmgr symbol per SQL function, for every form (arrays, packed, mixed).
+ * What the engine answers each pair: the intersection count, except for
+ * the predicates that stop early.  Is contained by derives from the count:
+ * its shared side would be contains' first argument, which a batch does
+ * not share.
+ */
+#define COUNT_BATCH_ENTRY(SYM, KIND, OP, COUNT, SQLNAME)					\
+Datum																		\
+SYM(PG_FUNCTION_ARGS)														\
+{																			\
+	return count_batch_call(fcinfo, KIND, OP, COUNT, SQLNAME);				\
+}
+
+COUNT_BATCH_ENTRY(setops_intersect_count_batch, RESULT_OP_COUNT, SETOPS_OP_INTERSECT,
+				  SETOPS_COUNT_INTERSECT, "array_intersect_count_batch")
+COUNT_BATCH_ENTRY(setops_union_count_batch, RESULT_OP_COUNT, SETOPS_OP_UNION,
+				  SETOPS_COUNT_INTERSECT, "array_union_count_batch")
+COUNT_BATCH_ENTRY(setops_difference_count_batch, RESULT_OP_COUNT, SETOPS_OP_DIFFERENCE,
+				  SETOPS_COUNT_INTERSECT, "array_difference_count_batch")
+COUNT_BATCH_ENTRY(setops_symdiff_count_batch, RESULT_OP_COUNT, SETOPS_OP_SYMDIFF,
+				  SETOPS_COUNT_INTERSECT, "array_symdiff_count_batch")
+COUNT_BATCH_ENTRY(setops_jaccard_batch, RESULT_JACCARD, SETOPS_OP_INTERSECT,
+				  SETOPS_COUNT_INTERSECT, "array_jaccard_batch")
+COUNT_BATCH_ENTRY(setops_overlaps_batch, RESULT_PREDICATE, SETOPS_OP_INTERSECT,
+				  SETOPS_COUNT_OVERLAPS, "array_overlaps_batch")
+COUNT_BATCH_ENTRY(setops_contains_batch, RESULT_PREDICATE, SETOPS_OP_INTERSECT,
+				  SETOPS_COUNT_CONTAINS, "array_contains_batch")
+COUNT_BATCH_ENTRY(setops_contained_by_batch, RESULT_CONTAINED_BY, SETOPS_OP_INTERSECT,
+				  SETOPS_COUNT_INTERSECT, "array_contained_by_batch")

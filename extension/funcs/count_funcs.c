@@ -85,20 +85,15 @@ setops_symdiff_count(PG_FUNCTION_ARGS)
 	return op_count(fcinfo, SETOPS_OP_SYMDIFF, "array_symdiff_count");
 }
 
-/*
- * |A ∩ B| / |A ∪ B| as multisets.  Two empty multisets are equal, so their
- * similarity is 1 (as for any two equal inputs); NULL is kept for NULL
- * arguments (the function is strict).
- */
+/* |A ∩ B| / |A ∪ B| as multisets (NULL arguments: the function is strict) */
 Datum
 setops_jaccard(PG_FUNCTION_ARGS)
 {
 	int64		na,
 				nb,
 				i = count_args(fcinfo, SETOPS_COUNT_INTERSECT, false, "array_jaccard", &na, &nb);
-	int64		u = setop_count_from_intersect(SETOPS_OP_UNION, na, nb, i);
 
-	PG_RETURN_FLOAT8(u == 0 ? 1.0 : (double) i / (double) u);
+	PG_RETURN_FLOAT8(setop_jaccard_from_intersect(na, nb, i));
 }
 
 Datum

@@ -61,6 +61,14 @@ extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int
 											int64 *next, void *out, int64 *out_lengths,
 											int64 *out_pos, int64 *n,
 											char *errbuf, size_t errlen);
+/*
+ * setops_service_count_batch likewise: count_mode (SetopsGpuCountMode) of
+ * pairs first.., the device's answers (setops_gpu_count_batch's) into
+ * answers[first..].
+ */
+extern SetopsGpuStatus setops_service_count_batch(const struct SetopsBatch *batch,
+												  int count_mode, int64 first, int64 *next,
+												  int64 *answers, char *errbuf, size_t errlen);
 
 /*
  * client_stage.c.  setops_service_reduce stages the

@@ -6,7 +6,8 @@
  * A batch request carries whole pairs: as many as fit the slot, A's keys
  * end to end, B's likewise (a shared B once), the pairs' starts and
  * lengths, and room for the outputs at their bound.  The worker runs them
- * in one segmented launch (worker_batch.c).  Reductions, whose runs stay
+ * in one segmented launch (worker_batch.c).  A count batch is laid out
+ * alike, with room for one answer a pair instead of outputs.  Reductions, whose runs stay
  * on the device between rounds, are in client_stage.c.
  */
 #include "postgres.h"
@@ -20,14 +21,19 @@
 
 /* ---- the backend's side ---- */
 
-/* Arena bytes of pairs [first, last) of batch. */
+/*
+ * Arena bytes of pairs [first, last) of batch: their keys, descriptors and
+ * answers (a count a pair when counts, else the outputs at their bound and
+ * their lengths).
+ */
 static Size
-batch_request_bytes(const SetopsBatch *batch, int64 first, int64 last, bool want_pos,
-					int64 *a_keys, int64 *b_keys, int64 *bound)
+batch_request_bytes(const SetopsBatch *batch, int64 first, int64 last, bool counts,
+					bool want_pos, int64 *a_keys, int64 *b_keys, int64 *bound)
 {
 	size_t		ks = setops_key_size(batch->type);
 	int64		i,
 				npairs = last - first;
+	Size		bytes;
 
 	*a_keys = *b_keys = *bound = 0;
 	for (i = first; i < last; i++)
@@ -35,45 +41,38 @@ batch_request_bytes(const SetopsBatch *batch, int64 first, int64 last, bool want
 		*a_keys += batch->as.lengths[i];
 		if (!batch->b_shared)
 			*b_keys += batch->bs.lengths[i];
-		*bound += setop_output_bound(batch->op, batch->as.lengths[i], batch->bs.lengths[i]);
+		if (!counts)
+			*bound += setop_output_bound(batch->op, batch->as.lengths[i], batch->bs.lengths[i]);
 	}
 	if (batch->b_shared)
 		*b_keys = batch->bs.lengths[first];
-	return SERVICE_ALIGN(*a_keys * ks) + SERVICE_ALIGN(*b_keys * ks) + SERVICE_ALIGN(npairs * 4 * sizeof(int64)) +
-		SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * ks) + SERVICE_ALIGN(npairs * sizeof(int64)) +
-		(want_pos ? SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64)) : 0);
+	bytes = SERVICE_ALIGN(*a_keys * ks) + SERVICE_ALIGN(*b_keys * ks) +
+		SERVICE_ALIGN(npairs * 4 * sizeof(int64)) + SERVICE_ALIGN(npairs * sizeof(int64));
+	if (!counts)
+		bytes += SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * ks) +
+			(want_pos ? SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64)) : 0);
+	return bytes;
 }
 
-SetopsGpuStatus
-setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *out,
-					 int64 *out_lengths, int64 *out_pos, int64 *n,
-					 char *errbuf, size_t errlen)
+/*
+ * The pairs from first on that fit one request (one launch's indices
+ * too): the end of them, first when the first pair alone does not fit.
+ */
+static int64
+batch_pairs_fitting(const SetopsBatch *batch, int64 first, bool counts, bool want_pos)
 {
-	ServiceBatchRequest *r;
-	size_t		ks = setops_key_size(batch->type);
-	bool		want_pos = out_pos != NULL;
 	int64		last = first,
 				step = 1,
 				a_keys,
 				b_keys,
-				bound,
-				i,
-				k;
-	ServiceSlot *slot;
-	char	   *base;
-	int64	   *pairs;
-	SetopsGpuStatus status;
+				bound;
 
-	*next = first;
-	*n = 0;
-	if (!service_client_up(errbuf, errlen))
-		return SETOPS_GPU_UNAVAILABLE;
-	/* as many pairs as fit: grow the step while it fits, halve it when not */
+	/* grow the step while it fits, halve it when not */
 	while (last < batch->as.nsegs && step > 0)
 	{
 		int64		try = Min(last + step, batch->as.nsegs);
 
-		if (batch_request_bytes(batch, first, try, want_pos, &a_keys, &b_keys, &bound) <=
+		if (batch_request_bytes(batch, first, try, counts, want_pos, &a_keys, &b_keys, &bound) <=
 			setops_service->slot_bytes && bound < INT_MAX / 2 && a_keys < INT_MAX / 2 &&
 			b_keys < INT_MAX / 2)
 		{
@@ -83,33 +82,66 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 		else
 			step /= 2;
 	}
-	if (last == first)
-		return SETOPS_GPU_OK;	/* the first pair alone does not fit */
-	(void) batch_request_bytes(batch, first, last, want_pos, &a_keys, &b_keys, &bound);
+	return last;
+}
 
+/*
+ * Claim a slot and lay out in it, as a request of kind (REQ_BATCH or
+ * REQ_COUNT_BATCH), the pairs from first on that fit (up to *last): the
+ * one pass over the inputs, into the arena end to end (a shared B once).
+ * The caller sets the rest of the request.  NULL when nothing is sent:
+ * *status UNAVAILABLE without a service, OK when the first pair alone does
+ * not fit (*last == first).
+ */
+static ServiceSlot *
+batch_request_start(const SetopsBatch *batch, ServiceRequestKind kind, int64 first,
+					bool want_pos, int64 *last, int64 *bound, SetopsGpuStatus *status,
+					char *errbuf, size_t errlen)
+{
+	size_t		ks = setops_key_size(batch->type);
+	int64		a_keys,
+				b_keys,
+				i,
+				k;
+	ServiceSlot *slot;
+	ServiceBatchRequest *r;
+	char	   *base;
+	int64	   *pairs;
+
+	*last = first;
+	*status = SETOPS_GPU_OK;
+	if (!service_client_up(errbuf, errlen))
+	{
+		*status = SETOPS_GPU_UNAVAILABLE;
+		return NULL;
+	}
+	*last = batch_pairs_fitting(batch, first, kind == REQ_COUNT_BATCH, want_pos);
+	if (*last == first)
+		return NULL;
+	(void) batch_request_bytes(batch, first, *last, kind == REQ_COUNT_BATCH, want_pos, &a_keys,
+							   &b_keys, bound);
 	slot = service_claim_slot();
 	base = service_slot_data(slot);
-	slot->kind = REQ_BATCH;
+	slot->kind = kind;
 	r = &slot->req.batch;
 	memset(r, 0, sizeof(*r));
 	r->op = batch->op;
 	r->key_type = batch->type;
 	r->na = a_keys;
 	r->nb = b_keys;
-	r->npairs = last - first;
+	r->npairs = *last - first;
 	r->b_shared = batch->b_shared;
 	r->want_pos = want_pos;
 	r->off_a = 0;
 	r->off_b = SERVICE_ALIGN(a_keys * ks);
 	r->off_pairs = r->off_b + SERVICE_ALIGN(b_keys * ks);
-	r->off_out = r->off_pairs + SERVICE_ALIGN(r->npairs * 4 * sizeof(int64));
-	r->off_lengths = r->off_out + SERVICE_ALIGN((bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
-	r->off_pos = r->off_lengths + SERVICE_ALIGN(r->npairs * sizeof(int64));
+	r->off_lengths = r->off_pairs + SERVICE_ALIGN(r->npairs * 4 * sizeof(int64));
+	r->off_out = r->off_lengths + SERVICE_ALIGN(r->npairs * sizeof(int64));
+	r->off_pos = r->off_out + SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
 
-	/* the one pass over the inputs: into the arena, end to end */
 	pairs = (int64 *) (base + r->off_pairs);
 	k = 0;
-	for (i = first; i < last; i++)
+	for (i = first; i < *last; i++)
 	{
 		int64		j = i - first;
 
@@ -120,7 +152,7 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 		k += batch->as.lengths[i];
 	}
 	k = 0;
-	for (i = first; i < last; i++)
+	for (i = first; i < *last; i++)
 	{
 		int64		j = i - first;
 
@@ -139,7 +171,40 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 	if (batch->b_shared)
 		setops_copy(base + r->off_b, (const char *) batch->b + batch->bs.starts[first] * ks,
 					b_keys * ks);
+	return slot;
+}
 
+/* A batch's timings, added to the call's. */
+static void
+batch_add_times(const ServiceSlot *slot)
+{
+	setops_last.upload_ms += slot->ms_upload;
+	setops_last.kernel_ms += slot->ms_kernel;
+	setops_last.download_ms += slot->ms_download;
+}
+
+SetopsGpuStatus
+setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *out,
+					 int64 *out_lengths, int64 *out_pos, int64 *n,
+					 char *errbuf, size_t errlen)
+{
+	const ServiceBatchRequest *r;
+	size_t		ks = setops_key_size(batch->type);
+	bool		want_pos = out_pos != NULL;
+	int64		last,
+				bound;
+	ServiceSlot *slot;
+	char	   *base;
+	SetopsGpuStatus status;
+
+	*next = first;
+	*n = 0;
+	slot = batch_request_start(batch, REQ_BATCH, first, want_pos, &last, &bound, &status,
+							   errbuf, errlen);
+	if (slot == NULL)
+		return status;
+	base = service_slot_data(slot);
+	r = &slot->req.batch;
 	status = service_submit(slot, errbuf, errlen);
 	if (status == SETOPS_GPU_OK && (slot->out_count < 0 || slot->out_count > bound))
 	{
@@ -149,14 +214,39 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 	}
 	if (status == SETOPS_GPU_OK)
 	{
-		setops_last.upload_ms += slot->ms_upload;
-		setops_last.kernel_ms += slot->ms_kernel;
-		setops_last.download_ms += slot->ms_download;
+		batch_add_times(slot);
 		*n = slot->out_count;
 		setops_copy(out, base + r->off_out, slot->out_count * ks);
 		memcpy(out_lengths + first, base + r->off_lengths, r->npairs * sizeof(int64));
 		if (want_pos)
 			setops_copy(out_pos, base + r->off_pos, slot->out_count * sizeof(int64));
+		*next = last;
+	}
+	service_release_slot();
+	return status;
+}
+
+SetopsGpuStatus
+setops_service_count_batch(const SetopsBatch *batch, int count_mode, int64 first, int64 *next,
+						   int64 *answers, char *errbuf, size_t errlen)
+{
+	int64		last,
+				bound;
+	ServiceSlot *slot;
+	SetopsGpuStatus status;
+
+	*next = first;
+	slot = batch_request_start(batch, REQ_COUNT_BATCH, first, false, &last, &bound, &status,
+							   errbuf, errlen);
+	if (slot == NULL)
+		return status;
+	slot->req.batch.count_mode = count_mode;
+	status = service_submit(slot, errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+	{
+		batch_add_times(slot);
+		memcpy(answers + first, service_slot_data(slot) + slot->req.batch.off_lengths,
+			   (last - first) * sizeof(int64));
 		*next = last;
 	}
 	service_release_slot();

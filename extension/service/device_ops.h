@@ -59,6 +59,8 @@ typedef struct DeviceOps
 	SetopsGpuStatus (*setop_devices) (SetopsGpuSetopArgs *args, int nparts, const int *devices,
 									  const double *weights, char *errbuf, size_t errlen);
 	SetopsGpuStatus (*setop_batch) (SetopsGpuBatchArgs *args, char *errbuf, size_t errlen);
+	SetopsGpuStatus (*count_batch) (SetopsGpuBatchArgs *args, int count_mode, char *errbuf,
+									size_t errlen);
 	SetopsGpuStatus (*reduce) (SetopsOp op, SetopsKeyType key_type, void *cur, void *spare,
 							   const int64_t *lengths, int64_t nruns, int *result_in_spare,
 							   int64_t *n, char *errbuf, size_t errlen);

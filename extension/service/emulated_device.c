@@ -285,6 +285,40 @@ emu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 	return SETOPS_GPU_OK;
 }
 
+/*
+ * Each pair's count as the device gives it: intersection count, overlaps
+ * 1 or 0, contains 0 when b lies within a (else positive).  The pairs are
+ * in order (the backend checked them).
+ */
+static SetopsGpuStatus
+emu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, size_t errlen)
+{
+	SetopsKeyType type = args->key_type;
+	size_t		ks = setops_key_size(type);
+	void	   *scratch = malloc(SETOPS_CPU_COUNT_SCRATCH * ks);
+	int64_t		p;
+
+	if (scratch == NULL)
+		return EMU_OOM(errbuf, errlen);
+	for (p = 0; p < args->npairs; p++)
+	{
+		const char *a = (const char *) args->a + args->a_start[p] * ks;
+		const char *b = (const char *) args->b + args->b_start[p] * ks;
+		int64_t		na = args->a_len[p],
+					nb = args->b_len[p];
+
+		if (count_mode == SETOPS_GPU_COUNT_OVERLAPS)
+			args->out_lengths[p] = setops_cpu_overlaps(type, a, na, b, nb);
+		else if (count_mode == SETOPS_GPU_COUNT_CONTAINS)
+			args->out_lengths[p] = !setops_cpu_contains(type, a, na, b, nb);
+		else
+			args->out_lengths[p] = setops_cpu_intersect_count(type, a, na, b, nb, scratch);
+	}
+	free(scratch);
+	args->out_count = 0;
+	return SETOPS_GPU_OK;
+}
+
 /* The rounds between cur and spare, as on the device. */
 static SetopsGpuStatus
 emu_reduce(SetopsOp op, SetopsKeyType key_type, void *cur, void *spare, const int64_t *lengths,
@@ -333,6 +367,7 @@ const DeviceOps setops_emulated_device = {
 	.count_many = emu_count_many,
 	.setop_devices = emu_setop_devices,
 	.setop_batch = emu_setop_batch,
+	.count_batch = emu_count_batch,
 	.reduce = emu_reduce,
 	.sort = emu_sort,
 };

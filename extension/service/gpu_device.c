@@ -26,6 +26,7 @@ const DeviceOps setops_gpu_device = {
 	.count_many = setops_gpu_count_many,
 	.setop_devices = setops_gpu_setop_devices,
 	.setop_batch = setops_gpu_setop_batch,
+	.count_batch = setops_gpu_count_batch,
 	.reduce = setops_gpu_reduce_device,
 	.sort = setops_gpu_sort,
 };

@@ -49,7 +49,8 @@ typedef enum ServiceRequestKind
 	REQ_BATCH,					/* many pairs in one launch (client_batch.c) */
 	REQ_STAGE_PUT,				/* one piece of a reduction's runs, kept on the device */
 	REQ_REDUCE,					/* reduce the staged runs, keep the result there */
-	REQ_STAGE_GET				/* one piece of the staged result */
+	REQ_STAGE_GET,				/* one piece of the staged result */
+	REQ_COUNT_BATCH				/* many pairs' counts in one launch (client_batch.c) */
 } ServiceRequestKind;
 
 /* Answers to a REQ_SETOP with cached arguments, besides the status. */
@@ -127,12 +128,15 @@ typedef struct ServiceCachePutRequest
  * REQ_BATCH: na / nb keys of A / B at off_a / off_b, npairs pairs'
  * a_start, a_len, b_start, b_len (int64 arrays of npairs each) at
  * off_pairs; outputs at off_out, their lengths (int64) at off_lengths,
- * their positions (want_pos) at off_pos.
+ * their positions (want_pos) at off_pos.  REQ_COUNT_BATCH: the same
+ * inputs, count_mode's answer of each pair (int64) at off_lengths, no
+ * outputs.
  */
 typedef struct ServiceBatchRequest
 {
 	SetopsOp	op;
 	SetopsKeyType key_type;
+	int			count_mode;		/* REQ_COUNT_BATCH: a SetopsGpuCountMode */
 	int64		na;
 	int64		nb;
 	int64		npairs;

@@ -430,6 +430,7 @@ static const RequestHandler handlers[] = {
 	[REQ_STAGE_PUT] = service_stage_request,
 	[REQ_REDUCE] = service_stage_request,
 	[REQ_STAGE_GET] = service_stage_request,
+	[REQ_COUNT_BATCH] = service_run_batch,
 };
 
 static void

@@ -88,7 +88,7 @@ extern void service_exec_stop(void);
 extern __thread ServiceSlot *service_serving;
 extern uint32 service_hand_back(ServiceSlot *slot);
 
-/* worker_batch.c: batches */
+/* worker_batch.c: batches (REQ_BATCH) and count batches (REQ_COUNT_BATCH) */
 extern SetopsGpuStatus service_run_batch(ServiceSlot *slot, int slot_index,
 										 char *errbuf, size_t errlen);
 

@@ -15,7 +15,10 @@
 
 /* ---- the worker's side ---- */
 
-/* REQ_BATCH: the pairs in the arena, outputs into the arena. */
+/*
+ * REQ_BATCH: the pairs in the arena, outputs into the arena.
+ * REQ_COUNT_BATCH: the same pairs, only their answers back (out_lengths).
+ */
 SetopsGpuStatus
 service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 {
@@ -39,11 +42,16 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	args.b_start = pairs + 2 * np;
 	args.b_len = pairs + 3 * np;
 	args.b_shared = r->b_shared;
-	args.out_keys = base + r->off_out;
 	args.out_lengths = (int64_t *) (base + r->off_lengths);
-	args.out_pos = r->want_pos ? (int64_t *) (base + r->off_pos) : NULL;
+	if (slot->kind != REQ_COUNT_BATCH)
+	{
+		args.out_keys = base + r->off_out;
+		args.out_pos = r->want_pos ? (int64_t *) (base + r->off_pos) : NULL;
+	}
 	status = service_device->use(0, errbuf, errlen);
-	if (status == SETOPS_GPU_OK)
+	if (status == SETOPS_GPU_OK && slot->kind == REQ_COUNT_BATCH)
+		status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
+	else if (status == SETOPS_GPU_OK)
 		status = service_device->setop_batch(&args, errbuf, errlen);
 	slot->out_count = args.out_count;
 	slot->ms_upload = args.ms_upload;
