@@ -19,6 +19,7 @@ PG_FUNCTION_INFO_V1(setops_union_count);
 PG_FUNCTION_INFO_V1(setops_difference_count);
 PG_FUNCTION_INFO_V1(setops_symdiff_count);
 PG_FUNCTION_INFO_V1(setops_jaccard);
+PG_FUNCTION_INFO_V1(setops_jaccard_distance);
 PG_FUNCTION_INFO_V1(setops_overlaps);
 PG_FUNCTION_INFO_V1(setops_contains);
 PG_FUNCTION_INFO_V1(setops_contained_by);
@@ -88,17 +89,34 @@ setops_symdiff_count(PG_FUNCTION_ARGS)
 /*
  * |A ∩ B| / |A ∪ B| as multisets.  Two empty multisets are equal, so their
  * similarity is 1 (as for any two equal inputs); NULL is kept for NULL
- * arguments (the function is strict).
+ * arguments (the functions are strict).
  */
-Datum
-setops_jaccard(PG_FUNCTION_ARGS)
+static double
+jaccard_args(FunctionCallInfo fcinfo, const char *fname)
 {
 	int64		na,
 				nb,
-				i = count_args(fcinfo, SETOPS_COUNT_INTERSECT, false, "array_jaccard", &na, &nb);
+				i = count_args(fcinfo, SETOPS_COUNT_INTERSECT, false, fname, &na, &nb);
 	int64		u = setop_count_from_intersect(SETOPS_OP_UNION, na, nb, i);
 
-	PG_RETURN_FLOAT8(u == 0 ? 1.0 : (double) i / (double) u);
+	return u == 0 ? 1.0 : (double) i / (double) u;
+}
+
+Datum
+setops_jaccard(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(jaccard_args(fcinfo, "array_jaccard"));
+}
+
+/*
+ * 1 - Jaccard, the distance behind <%>: ORDER BY col <%> q LIMIT k, as
+ * pgvector orders by distance.  Computed as SQL's 1 - array_jaccard(a, b)
+ * is, so the two are equal to the bit.
+ */
+Datum
+setops_jaccard_distance(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(1.0 - jaccard_args(fcinfo, "array_jaccard_distance"));
 }
 
 Datum
