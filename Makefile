@@ -26,6 +26,8 @@ UPGRADE_0_3 = extension/install/agg_state.sql
 # 0.4 likewise: 0.3's script, then the 0.3 -> 0.4 upgrade's parts.
 UPGRADE_0_4 = extension/install/service_stats.sql \
 	extension/install/similarity_batch.sql
+# issue 34's Jaccard distance (<%>), after the other 0.4 parts
+UPGRADE_0_4 += extension/install/similarity.sql
 DATA = extension/setops--0.1.sql
 DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql \
 	extension/setops--0.2--0.3.sql extension/setops--0.3.sql \
@@ -76,6 +78,8 @@ PG_CFLAGS = -Werror=implicit-function-declaration
 REGRESS_OPTS = --inputdir=test/regress --outputdir=test/regress
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
 	setops_counts setops_packed_index setops_intarray setops_similarity_batch
+# issue 34's Jaccard distance
+REGRESS += setops_jaccard_distance
 # Suites that declare the test hooks: they need a build for the tests
 # installed.  make installcheck SETOPS_INSTALLED_HOOKS=no runs the others,
 # against any build (the Debian package's check: scripts/deb_check.sh).

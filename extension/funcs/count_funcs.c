@@ -19,6 +19,7 @@ PG_FUNCTION_INFO_V1(setops_union_count);
 PG_FUNCTION_INFO_V1(setops_difference_count);
 PG_FUNCTION_INFO_V1(setops_symdiff_count);
 PG_FUNCTION_INFO_V1(setops_jaccard);
+PG_FUNCTION_INFO_V1(setops_jaccard_distance);
 PG_FUNCTION_INFO_V1(setops_overlaps);
 PG_FUNCTION_INFO_V1(setops_contains);
 PG_FUNCTION_INFO_V1(setops_contained_by);
@@ -85,15 +86,32 @@ setops_symdiff_count(PG_FUNCTION_ARGS)
 	return op_count(fcinfo, SETOPS_OP_SYMDIFF, "array_symdiff_count");
 }
 
-/* |A ∩ B| / |A ∪ B| as multisets (NULL arguments: the function is strict) */
-Datum
-setops_jaccard(PG_FUNCTION_ARGS)
+/* |A ∩ B| / |A ∪ B| as multisets (NULL arguments: the functions are strict) */
+static double
+jaccard_args(FunctionCallInfo fcinfo, const char *fname)
 {
 	int64		na,
 				nb,
-				i = count_args(fcinfo, SETOPS_COUNT_INTERSECT, false, "array_jaccard", &na, &nb);
+				i = count_args(fcinfo, SETOPS_COUNT_INTERSECT, false, fname, &na, &nb);
 
-	PG_RETURN_FLOAT8(setop_jaccard_from_intersect(na, nb, i));
+	return setop_jaccard_from_intersect(na, nb, i);
+}
+
+Datum
+setops_jaccard(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(jaccard_args(fcinfo, "array_jaccard"));
+}
+
+/*
+ * 1 - Jaccard, the distance behind <%>: ORDER BY col <%> q LIMIT k, as
+ * pgvector orders by distance.  Computed as SQL's 1 - array_jaccard(a, b)
+ * is, so the two are equal to the bit.
+ */
+Datum
+setops_jaccard_distance(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(1.0 - jaccard_args(fcinfo, "array_jaccard_distance"));
 }
 
 Datum

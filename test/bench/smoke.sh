@@ -16,7 +16,8 @@
 #            (SETOPS_BENCH_DEVICE): cache_bench.sh, count_bench.sh,
 #            batch_bench.sh (window
 #            and agg), agg_stream_ab.sh, service_abandon.sh,
-#            service_pgbench.sh and the four functions of sql_bench.sql.
+#            service_pgbench.sh, similarity_bench.sh and the four
+#            functions of sql_bench.sql.
 #            Aggregates stream from their first row
 #            (setops.agg_stream_min_size = 0), auto goes to the GPU from any
 #            size (setops.gpu_min_elements = 0), so that tiny inputs take
@@ -82,6 +83,8 @@ bench batch_bench env BATCH_BENCH_AGG_SHAPES="20 500;200 10;3 5000" \
 bench agg_stream_ab bash test/bench/agg_stream_ab.sh 1 50 2000
 bench service_abandon bash test/bench/service_abandon.sh 200 2000
 bench service_pgbench bash test/bench/service_pgbench.sh 4 5 20000
+bench similarity_bench env ROWS=200 MINK=100 MAXK=1000 QUERY_KEYS=2000 RUNS=1 INTARRAY_ROWS=50 SIM_JOBS=2 \
+	bash test/bench/similarity_bench.sh
 bench sql_bench psql -X -v ON_ERROR_STOP=1 -c '\i test/bench/sql_bench.sql' \
 	-c "SELECT * FROM pg_temp.setops_bench_intersect('$devices', 1, 0.001)" \
 	-c "SELECT * FROM pg_temp.setops_bench_stored('$devices', 1, 20000)" \

@@ -110,6 +110,13 @@
 #              and gpu (test/bench/shard_bench.sh)
 #   benchsmoke every SQL benchmark tiny, once, in gpu and auto mode
 #              (test/bench/smoke.sh, as CI runs it on the emulated service)
+#   similarity issue 34's similarity search: Jaccard of every row of 100,000
+#              (1,000 to 10,000 keys) against a 100,000-key constant, and the
+#              top 10, per-row cpu and gpu, intarray (on a sample), the
+#              batch on the GPU (first run, rows cached; int4[] and packed)
+#              and on the CPU, every answer compared
+#              (test/bench/similarity_bench.sh; ROWS, RUNS, SLOW_RUNS,
+#              INTARRAY_ROWS etc. pass through)
 #   sqlbench   SQL end to end: cpu, gpu, auto against intarray
 #   sqlpacked  SQL end to end from a table: packed_int4 against int4[]
 set -uo pipefail
@@ -316,6 +323,10 @@ for s in "$@"; do
 			step benchsmoke_gpu env SETOPS_BENCH_LOGS=/tmp/benchsmoke/gpu bash test/bench/smoke.sh gpu
 			step benchsmoke_auto env SETOPS_BENCH_LOGS=/tmp/benchsmoke/auto bash test/bench/smoke.sh auto
 			tar czf "$OUT/benchsmoke_logs.tgz" -C /tmp benchsmoke
+			;;
+		similarity)
+			pg_start || { status=1; continue; }
+			step similarity bash test/bench/similarity_bench.sh
 			;;
 		sqlbench)
 			pg_start || { status=1; continue; }

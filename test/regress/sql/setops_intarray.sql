@@ -1,8 +1,9 @@
 --
 -- setops_intarray: setops beside intarray, created in either order.  On
 -- int4[], intarray's operators keep their set semantics (duplicates
--- collapse); setops defines no operator there, and its functions and the
--- packed operators keep multiset semantics.
+-- collapse); setops defines only <%> there (Jaccard distance, a name
+-- intarray does not use), and its functions and the packed operators keep
+-- multiset semantics.
 --
 -- Here setops exists already (setops_basic created it) and intarray comes
 -- second; then a database of its own has intarray first.  Both are dropped
@@ -34,7 +35,7 @@ SELECT (:a::int4[]::packed_int4 & :b::int4[]::packed_int4) AS "&",
        '{1}'::packed_int4 @> '{1,1}'::packed_int4 AS "{1} @> {1,1}",
        '{1,1}'::packed_int4 <@ '{1}'::packed_int4 AS "{1,1} <@ {1}",
        '{1,1}'::packed_int4 = '{1}'::packed_int4 AS "{1,1} = {1}";
--- the operators on (int4[], int4[]) are intarray's alone
+-- the operators on (int4[], int4[]) are intarray's, but setops's <%>
 SELECT o.oprname, o.oprcode, e.extname
 FROM pg_operator o
      JOIN pg_depend d ON d.classid = 'pg_operator'::regclass AND d.objid = o.oid AND d.deptype = 'e'
