@@ -162,7 +162,7 @@ SELECT i, k, k FROM generate_series(__LO__, __HI__) i,
 LATERAL (SELECT $mink + (i::int8 * 2246822519 % 4294967296) / 65536 % ($maxk - $mink + 1) AS n,
                 (power((i::int8 * 3266489917 % 4294967296) / 65536 % 1001 / 1000.0, 3) * 1000)::int AS f) r,
 LATERAL (SELECT array_agg((x * 8 + (x * 2654435761 % 4294967296) / 65536 % 7
-                           + CASE WHEN ((i::int8 * 1000003 + j) * 2654435761 % 4294967296) / 65536 % 1000 < r.f
+                           + CASE WHEN ((i::int8 * 1000003 + j) % 2147483648 * 2654435761 % 4294967296) / 65536 % 1000 < r.f
                                   THEN 0 ELSE 1 END)::int4) AS k
          FROM generate_series(0, r.n - 1) j, LATERAL (SELECT j * $qkeys / r.n AS x) xs) g;
 -- this session's rows: sorted, distinct, of MINK to MAXK keys, packed alike

@@ -144,14 +144,13 @@ SELECT matches(pg_temp.plan_of(format('SELECT id FROM seg ORDER BY m4 <%%> %s LI
                                'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF'),
                'Sort Method: top-N heapsort', 'int4[] <%> ... LIMIT 10: a top-N heapsort');
 -- a window function's value ordered on: the WindowAgg under the bounded sort
-SELECT matches(pg_temp.plan_of(format('SELECT id FROM seg ORDER BY cardinality(array_intersect_batch(m4, %s) OVER ()) DESC LIMIT 10', :'q4'),
+SELECT matches(pg_temp.plan_of(format('SELECT id FROM seg ORDER BY array_jaccard_batch(m4, %s) OVER () DESC LIMIT 10', :'q4'),
                                'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF'),
                '(?s)Limit.*Sort.*Sort Method: top-N heapsort.*WindowAgg',
-               'ORDER BY a window batch ... LIMIT 10: WindowAgg under a top-N heapsort');
-SELECT is(array(SELECT id FROM seg ORDER BY cardinality(array_intersect_batch(m4, (SELECT q::int4[] FROM seg_q)) OVER ()) DESC, id LIMIT 10),
-          array(SELECT s.id FROM seg s, seg_q, pg_temp.ref_setops(s.m8, seg_q.q) r
-                ORDER BY cardinality(r.i) DESC, s.id LIMIT 10),
-          'ORDER BY a window batch ... LIMIT 10: the reference''s rows');
+               'ORDER BY array_jaccard_batch(..) OVER () DESC LIMIT 10: WindowAgg under a top-N heapsort');
+SELECT is(array(SELECT id FROM seg ORDER BY array_jaccard_batch(m4, (SELECT q::int4[] FROM seg_q)) OVER () DESC, id LIMIT 10),
+          array(SELECT s.id FROM seg s, seg_q ORDER BY array_jaccard(s.m4, seg_q.q::int4[]) DESC, s.id LIMIT 10),
+          'ORDER BY array_jaccard_batch(..) OVER () DESC LIMIT 10: the rows per-row array_jaccard puts first');
 
 SELECT * FROM finish();
 ROLLBACK;
