@@ -355,15 +355,6 @@ setops_read_stored_identity(Datum datum, Oid argtype, int argno, bool exact,
 		type = head[1] == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
 	key.key_type = (uint8) type;
 	key.packed = !is_array;
-#ifdef SETOPS_TEST_HOOKS
-	{
-		/* planted defect for the tests: an identity blind to which value it is */
-		const char *env = getenv("SETOPS_TEST_MUTATE");
-
-		if (env != NULL && strcmp(env, "simcache-identity") == 0)
-			key.valueid = key.chunk0_xmin = key.chunk0_block = key.chunk0_offset = 0;
-	}
-#endif
 	n = stored_count(&key, VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer), head, head_len, elemtype);
 	if (n < 0)
 		return false;

@@ -44,8 +44,12 @@
  * Planted defects for the tests (builds with the test hooks only): the
  * server's SETOPS_TEST_MUTATE names one.  simcache-read: count batches
  * read every stored row (the cache never answers one); simcache-answer:
- * rows answered from the cache are off by one.
+ * rows answered from the cache are off by one; simcache-stale: a row's
+ * identity remembered by its place in the partition from one run to the
+ * next while its size stays (an updated row answers as it was).
  */
+static SetopsCacheKey stale_keys[256];	/* simcache-stale */
+
 static bool
 mutated(const char *what)
 {
@@ -396,6 +400,14 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			{
 				pfree(stored);
 				stored = NULL;
+			}
+			else if (mutated("simcache-stale") && cur + r < lengthof(stale_keys))
+			{
+				SetopsCacheKey *k = &stale_keys[cur + r];
+
+				if (k->rawsize == stored->cache_key->rawsize)
+					*stored->cache_key = *k;
+				*k = *stored->cache_key;
 			}
 			MemoryContextSwitchTo(st->rowcxt);
 		}

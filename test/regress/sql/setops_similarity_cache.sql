@@ -13,6 +13,14 @@
 -- after a miss).  The output is the same where there is no service (the
 -- checks of the cache then hold trivially), so this runs in every mode.
 --
+-- Planted defects (a build with the test hooks, the server started with
+-- SETOPS_TEST_MUTATE set; funcs/batch_funcs.c) each fail a check here:
+-- simcache-answer (rows answered from the cache off by one) the diffs of
+-- (a), (c) and (d); simcache-read (stored rows always read, never
+-- answered from the cache) warm_rows_hit of (b); simcache-stale (an
+-- identity remembered by the row's place while its size stays) the first
+-- diffs after the UPDATE of (c).
+--
 SELECT array_sort_gpu('{}'::int4[]) AS loaded;
 SET client_min_messages = warning;
 -- (auto: these rows are worth the GPU)
