@@ -77,7 +77,7 @@ PG_CFLAGS = -Werror=implicit-function-declaration
 
 REGRESS_OPTS = --inputdir=test/regress --outputdir=test/regress
 REGRESS = setops_basic setops_pairs setops_sort setops_agg setops_errors setops_packed setops_cache setops_devices setops_batch \
-	setops_counts setops_packed_index setops_intarray setops_similarity_batch
+	setops_counts setops_packed_index setops_intarray setops_similarity_batch setops_similarity_cache
 # issue 34's Jaccard distance
 REGRESS += setops_jaccard_distance
 # Suites that declare the test hooks: they need a build for the tests

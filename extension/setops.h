@@ -174,6 +174,19 @@ typedef struct SetopsBatch
 	const void *b;
 	SetopsSegd	bs;
 	bool		b_shared;
+
+	/*
+	 * Count batches: rows of A that are stored values left unread, for the
+	 * GPU service's device cache.  a_rows[i] is pair i's argument when it
+	 * is one (its keys are not in a; as.lengths[i] is its exact count),
+	 * else NULL; a_rows NULL when no row is.  Such a row crosses by its
+	 * identity while a_identity[i], else by its keys (read by then).
+	 * cache_budget: bytes this batch's partition may still put into the
+	 * cache (exec/batch.c).
+	 */
+	struct SetopsKeys **a_rows;
+	bool	   *a_identity;
+	int64	   *cache_budget;
 } SetopsBatch;
 
 /* ---- helpers (module.c) ---- */

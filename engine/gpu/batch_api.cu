@@ -330,7 +330,10 @@ plan_aligned_starts(size_t *offsets, const int *lengths, size_t ks, int n,
  * count launch (count_many_enqueue, the service's shared trips), its
  * tiles laid end to end so that a pair of many keys spans many blocks and
  * small pairs share them; pairs with no keys answer 0 here.  A and B are
- * uploaded once (a shared B is one copy that every segment reads).
+ * uploaded once (a shared B is one copy that every segment reads).  A
+ * pair whose A is already on the device (a_dev: a cached row, cudaMalloc'd
+ * hence 16-byte aligned) points its segment there: nothing of it is
+ * uploaded or moved.
  */
 extern "C" SetopsGpuStatus
 setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, size_t errlen)
@@ -398,10 +401,13 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 	for (i = 0; i < np; i++)
 	{
 		CountSegment *c = &segs[nsegs];
+		bool		on_device = args->a_dev && args->a_dev[i];
 
 		if (args->a_len[i] + args->b_len[i] == 0)
 			continue;
-		if (args->a_start[i] < 0 || args->a_start[i] + args->a_len[i] > args->a_keys ||
+		if ((!on_device &&
+			 (args->a_start[i] < 0 || args->a_start[i] + args->a_len[i] > args->a_keys)) ||
+			(on_device && ((uintptr_t) args->a_dev[i] % 16 != 0 || args->a_len[i] > INT_MAX / 2)) ||
 			args->b_start[i] < 0 || args->b_start[i] + args->b_len[i] > args->b_keys)
 		{
 			snprintf(errbuf, errlen, "internal error: pair %lld of a count batch lies outside its keys",
@@ -409,8 +415,10 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 			status = SETOPS_GPU_ERROR;
 			goto done;
 		}
-		a_at[nsegs] = (size_t) args->a_start[i] * ks;
-		c->na = a_n[nsegs] = (int) args->a_len[i];
+		/* (a cached row: nothing in the region, so nothing to move) */
+		a_at[nsegs] = on_device ? 0 : (size_t) args->a_start[i] * ks;
+		c->na = (int) args->a_len[i];
+		a_n[nsegs] = on_device ? 0 : c->na;
 		b_at[nsegs] = (size_t) args->b_start[i] * ks;
 		c->nb = b_n[nsegs] = (int) args->b_len[i];
 		c->tile_start = (int) tiles;
@@ -446,7 +454,10 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 		goto done;
 	for (i = 0; i < nsegs; i++)
 	{
-		segs[i].a = pool->dev + (a_move ? off_a_moved : off_a) + a_at[i];
+		const void *cached = args->a_dev ? args->a_dev[pair_of[i]] : NULL;
+
+		segs[i].a = cached ? (const char *) cached :
+			pool->dev + (a_move ? off_a_moved : off_a) + a_at[i];
 		segs[i].b = pool->dev + (b_move ? off_b_moved : off_b) + b_at[i];
 	}
 	memset(&m, 0, sizeof(m));

@@ -304,6 +304,13 @@ typedef struct SetopsGpuBatchArgs
 	const int64_t *b_start;
 	const int64_t *b_len;
 	int			b_shared;
+	/*
+	 * Counts only: per pair, A's keys already on the device (a cached
+	 * row: a_len[i] keys from a buffer of setops_gpu_buffer_alloc, on the
+	 * device the batch runs on), a_start[i] unused; NULL where A's keys
+	 * are in a.  a_dev NULL: every pair's are.
+	 */
+	const void *const *a_dev;
 	void	   *out_keys;
 	int64_t    *out_lengths;
 	int64_t    *out_pos;

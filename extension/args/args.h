@@ -67,6 +67,8 @@ extern bool setops_packed_first_key(const SetopsKeys *keys, int64 *key);
 
 extern void setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno,
 								   const char *fname, SetopsKeys *keys, int64 min_keys);
+extern bool setops_read_stored_identity(Datum datum, Oid argtype, int argno, bool exact,
+										SetopsKeys *keys, int64 min_keys);
 extern void setops_read_stored(SetopsKeys *keys, const char *fname);
 extern bool setops_read_stored_into(Datum datum, Oid elemtype,
 									void *(*room) (int64 n, void *arg), void *arg,

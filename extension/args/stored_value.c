@@ -311,19 +311,17 @@ stored_count(const SetopsCacheKey *key, bool compressed, const char *head, int h
 }
 
 /*
- * Argument argidx as setops_read_arg reads it, except that a stored array
- * or packed value of at least min_keys keys is left unread, by its
- * identity (min_keys < 0: never; the router says, setops_identity_min_keys).
- * Only operations that go through setops_run_setop(_packed) and
- * setops_run_count take arguments this way.
+ * A stored array or packed value of at least min_keys keys (min_keys < 0:
+ * never), of type argtype, left unread by its identity: true with *keys in
+ * the stored form; false, nothing read, when it is not one (read it the
+ * usual way then).  exact: only a value whose header gives its exact key
+ * count (not a compressed array's bound), for callers that lay out by it.
  */
-void
-setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const char *fname,
-					   SetopsKeys *keys, int64 min_keys)
+bool
+setops_read_stored_identity(Datum datum, Oid argtype, int argno, bool exact,
+							SetopsKeys *keys, int64 min_keys)
 {
-	Datum		datum = PG_GETARG_DATUM(argidx);
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
-	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, argidx);
 	struct varatt_external toast_pointer;
 	SetopsCacheKey key;
 	char		head[HEAD_BYTES];
@@ -334,10 +332,7 @@ setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const cha
 	SetopsKeyType type;
 
 	if (min_keys < 0 || !OidIsValid(argtype) || !VARATT_IS_EXTERNAL_ONDISK(ptr))
-	{
-		setops_read_arg(fcinfo, argidx, argno, fname, keys);
-		return;
-	}
+		return false;
 	is_array = type_is_array(argtype);
 	if (is_array)
 	{
@@ -350,16 +345,11 @@ setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const cha
 	/* arrays too small for the GPU are not worth the probe */
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptr);
 	if (toast_pointer.va_rawsize / (int64) setops_key_size(type) < min_keys)
-	{
-		setops_read_arg(fcinfo, argidx, argno, fname, keys);
-		return;
-	}
-
+		return false;
+	if (exact && VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		return false;
 	if (!toast_identity(ptr, &key, head, &head_len))
-	{
-		setops_read_arg(fcinfo, argidx, argno, fname, keys);
-		return;
-	}
+		return false;
 	/* a packed value's key width is in its header */
 	if (!is_array && head_len >= 2)
 		type = head[1] == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
@@ -367,10 +357,7 @@ setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const cha
 	key.packed = !is_array;
 	n = stored_count(&key, VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer), head, head_len, elemtype);
 	if (n < 0)
-	{
-		setops_read_arg(fcinfo, argidx, argno, fname, keys);
-		return;
-	}
+		return false;
 
 	memset(keys, 0, sizeof(*keys));
 	keys->form = SETOPS_KEYS_STORED;
@@ -381,6 +368,24 @@ setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const cha
 	keys->stored = datum;
 	keys->cache_key = palloc(sizeof(SetopsCacheKey));
 	*keys->cache_key = key;
+	return true;
+}
+
+/*
+ * Argument argidx as setops_read_arg reads it, except that a stored array
+ * or packed value of at least min_keys keys is left unread, by its
+ * identity (min_keys < 0: never; the router says, setops_identity_min_keys).
+ * Only operations that go through setops_run_setop(_packed) and
+ * setops_run_count take arguments this way.
+ */
+void
+setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argno, const char *fname,
+					   SetopsKeys *keys, int64 min_keys)
+{
+	if (!setops_read_stored_identity(PG_GETARG_DATUM(argidx),
+									 get_fn_expr_argtype(fcinfo->flinfo, argidx), argno,
+									 false, keys, min_keys))
+		setops_read_arg(fcinfo, argidx, argno, fname, keys);
 }
 
 /*

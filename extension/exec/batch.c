@@ -54,16 +54,59 @@ segment_keys(SetopsKeyType type, const void *data, int64 n, int argno)
 	return k;
 }
 
-/* Pair p's keys as arguments (plain, sorted: callers checked). */
+/*
+ * Pair p's keys as arguments (plain, sorted: callers checked; a stored
+ * row of A read and checked first, stored_row_read).
+ */
 static void
 pair_keys(const SetopsBatch *batch, int64 p, SetopsKeys *a, SetopsKeys *b)
 {
 	size_t		ks = setops_key_size(batch->type);
 
-	*a = segment_keys(batch->type, (const char *) batch->a + batch->as.starts[p] * ks,
-					  batch->as.lengths[p], 1);
+	if (batch->a_rows && batch->a_rows[p])
+		*a = segment_keys(batch->type, batch->a_rows[p]->data, batch->a_rows[p]->n, 1);
+	else
+		*a = segment_keys(batch->type, (const char *) batch->a + batch->as.starts[p] * ks,
+						  batch->as.lengths[p], 1);
 	*b = segment_keys(batch->type, (const char *) batch->b + batch->bs.starts[p] * ks,
 					  batch->bs.lengths[p], 2);
+}
+
+/*
+ * A stored row of A left unread (batch->a_rows), read now: its keys plain,
+ * their order checked as the plain function checks it (the reader left it
+ * unread only with B in order, so the row's own break is the error).  True
+ * when that answered the pair (*answer): overlaps over an order break, as
+ * the plain function answers it.
+ */
+static bool
+stored_row_read(const char *fname, SetopsCountKind kind, const SetopsBatch *batch, int64 p,
+				int64 *answer)
+{
+	SetopsKeys *row = batch->a_rows[p];
+	SetopsKeys	a,
+				b;
+
+	setops_keys_make_plain(row, fname);
+	/* the request was laid out by the count the header gave */
+	if (row->n != batch->as.lengths[p])
+		elog(ERROR, "%s: argument %d has %lld keys, not the %lld its header said",
+			 fname, row->argno, (long long) row->n, (long long) batch->as.lengths[p]);
+	if (setops_keys_in_order(row))
+		return false;
+	if (kind != SETOPS_COUNT_OVERLAPS)
+		setops_require_sorted(fname, row);
+	pair_keys(batch, p, &a, &b);
+	a.sorted_known = b.sorted_known = false;
+	*answer = setops_run_count(fname, SETOPS_COUNT_OVERLAPS, &a, &b) != 0;
+	return true;
+}
+
+/* Pair p's stored row of A, not yet read? */
+static inline bool
+stored_row_unread(const SetopsBatch *batch, int64 p)
+{
+	return batch->a_rows && batch->a_rows[p] && batch->a_rows[p]->form == SETOPS_KEYS_STORED;
 }
 
 /*
@@ -142,6 +185,8 @@ cpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batc
 		SetopsKeys	a,
 					b;
 
+		if (stored_row_unread(batch, p) && stored_row_read(fname, kind, batch, p, &answers[p]))
+			continue;
 		pair_keys(batch, p, &a, &b);
 		if (kind == SETOPS_COUNT_OVERLAPS)
 			answers[p] = setops_cpu_overlaps(a.type, a.data, a.n, b.data, b.n);
@@ -161,10 +206,93 @@ cpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batc
 }
 
 /*
+ * The device cache's room for one partition's stored rows: half of what
+ * the cache holds (setops.gpu_cache_size, by default a quarter of the
+ * GPUs' memory), so that one batch over a table larger than the cache
+ * cannot evict everything it put, nor everything else, in one run.  An
+ * 80 GB H100's default cache (about 20 GB) holds some 970,000 rows of
+ * 5,500 int4 keys (22 KB each; a 141 GB H200 some 1.7 million); one run
+ * puts up to half of that, and later runs find them there.
+ */
+static int64
+cache_budget_of(const SetopsBatch *batch)
+{
+	if (*batch->cache_budget < 0)
+	{
+		SetopsCacheStats stats[SETOPS_MAX_DEVICES];
+		int			n = setops_service_cache_stats(stats),
+					d;
+
+		*batch->cache_budget = 0;
+		for (d = 0; d < n; d++)
+			*batch->cache_budget += stats[d].capacity / 2;
+	}
+	return *batch->cache_budget;
+}
+
+/*
+ * The stored rows of pairs [p, next) that go by identity and that the
+ * device cache did not hold (answers[i] SETOPS_BATCH_MISSING; all: every
+ * such row): read, checked, and with put, put into the cache while the
+ * partition's budget (cache_budget_of) lasts; a row the cache does not
+ * take (past the budget, too large, or not kept) then goes by its keys.
+ * A row its check answers (overlaps over an order break) keeps the answer
+ * in answered[] (1 + it) and crosses empty.  False when the GPU failed (auto: the
+ * CPU answers).
+ */
+static bool
+missing_rows(const char *fname, SetopsCountKind kind, const SetopsBatch *batch, int64 p,
+			 int64 next, bool all, bool put, int64 *answers, int8 *answered)
+{
+	size_t		ks = setops_key_size(batch->type);
+	int64		i;
+
+	for (i = p; i < next; i++)
+	{
+		SetopsKeys *row;
+		int64		pos,
+					bytes,
+					answer;
+		char		errbuf[SETOPS_GPU_ERRLEN];
+		SetopsGpuStatus status;
+
+		if (!batch->a_rows || !batch->a_identity[i] ||
+			(!all && answers[i] != SETOPS_BATCH_MISSING))
+			continue;
+		row = batch->a_rows[i];
+		batch->a_identity[i] = false;
+		if (stored_row_unread(batch, i) && stored_row_read(fname, kind, batch, i, &answer))
+		{
+			answered[i] = 1 + (answer != 0);
+			continue;
+		}
+		bytes = row->n * (int64) ks;
+		if (!put || bytes > cache_budget_of(batch))
+			continue;
+		*batch->cache_budget -= bytes;
+		status = setops_service_cache_put(row->cache_key, row->data, row->n, &pos,
+										  errbuf, sizeof(errbuf));
+		if (status == SETOPS_GPU_OK && pos < 0)
+			batch->a_identity[i] = true;
+		else if (status != SETOPS_GPU_OK && status != SETOPS_GPU_UNAVAILABLE &&
+				 status != SETOPS_GPU_TOO_LARGE)
+		{
+			setops_gpu_failed(fname, status, errbuf);
+			return false;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	return true;
+}
+
+/*
  * The GPU's counts through the service, slot-sized requests of whole
  * pairs; a pair too large for a slot goes alone through the plain count
- * (which may split it).  False when the GPU failed and the CPU is to
- * answer (auto mode).
+ * (which may split it).  Stored rows go by their identity: those the
+ * device cache misses are put into it and the request asked again; a row
+ * missed again (evicted meanwhile) sends every stored row of the request
+ * by its keys, so that the third request is answered.  False when the GPU
+ * failed and the CPU is to answer (auto mode).
  */
 static bool
 gpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batch,
@@ -172,14 +300,34 @@ gpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batc
 {
 	int64		p = 0;
 	char		errbuf[SETOPS_GPU_ERRLEN];
+	int8	   *answered = batch->a_rows ? palloc0(batch->as.nsegs) : NULL;
 
 	while (p < batch->as.nsegs)
 	{
-		int64		next;
-		SetopsGpuStatus status = setops_service_count_batch(batch, gpu_count_mode(kind), p,
-															&next, answers, errbuf,
-															sizeof(errbuf));
+		int64		next,
+					missing = 0,
+					i;
+		int			round;
+		SetopsGpuStatus status = SETOPS_GPU_OK;
 
+		for (round = 0; round < 3; round++)
+		{
+			status = setops_service_count_batch(batch, gpu_count_mode(kind), p, round > 0,
+												&next, answers, &missing, errbuf,
+												sizeof(errbuf));
+			if (status != SETOPS_GPU_OK || missing == 0)
+				break;
+			if (!missing_rows(fname, kind, batch, p, next, round > 0, round == 0, answers,
+							  answered))
+				return false;
+		}
+		if (status == SETOPS_GPU_OK && missing != 0)
+		{
+			snprintf(errbuf, sizeof(errbuf),
+					 "internal error: %lld rows missed with none sent by identity",
+					 (long long) missing);
+			status = SETOPS_GPU_ERROR;
+		}
 		if (status != SETOPS_GPU_OK)
 		{
 			setops_gpu_failed(fname, status, errbuf);
@@ -190,21 +338,29 @@ gpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batc
 			SetopsKeys	a,
 						b;
 
-			pair_keys(batch, p, &a, &b);
-			answers[p] = setops_run_count(fname, kind, &a, &b);
+			if (!(stored_row_unread(batch, p) &&
+				  stored_row_read(fname, kind, batch, p, &answers[p])))
+			{
+				pair_keys(batch, p, &a, &b);
+				answers[p] = setops_run_count(fname, kind, &a, &b);
+			}
 			next = p + 1;
 		}
 		else if (kind == SETOPS_COUNT_CONTAINS)
 		{
-			int64		i;
-
 			/* the device's contains: the parts where b has a key a lacks */
 			for (i = p; i < next; i++)
 				answers[i] = answers[i] == 0;
 		}
+		/* rows their check answered (overlaps over an order break) */
+		for (i = p; answered && i < next; i++)
+			if (answered[i])
+				answers[i] = answered[i] - 1;
 		p = next;
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (answered)
+		pfree(answered);
 	setops_last.on_gpu = true;
 	return true;
 }

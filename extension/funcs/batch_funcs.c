@@ -38,6 +38,29 @@
 #include "setops.h"
 #include "args/args.h"
 #include "exec/exec.h"
+#include "test_hooks.h"
+
+/*
+ * Planted defects for the tests (builds with the test hooks only): the
+ * server's SETOPS_TEST_MUTATE names one.  simcache-read: count batches
+ * read every stored row (the cache never answers one); simcache-answer:
+ * rows answered from the cache are off by one; simcache-stale: a row's
+ * identity remembered by its place in the partition from one run to the
+ * next while its size stays (an updated row answers as it was).
+ */
+static SetopsCacheKey stale_keys[256];	/* simcache-stale */
+
+static bool
+mutated(const char *what)
+{
+#ifdef SETOPS_TEST_HOOKS
+	const char *env = getenv("SETOPS_TEST_MUTATE");
+
+	return env != NULL && strcmp(env, what) == 0;
+#else
+	return false;
+#endif
+}
 
 PG_FUNCTION_INFO_V1(setops_intersect_batch);
 PG_FUNCTION_INFO_V1(setops_union_batch);
@@ -141,6 +164,10 @@ typedef struct BatchPart
 	SetopsValues vals;			/* element type and stride of both sides */
 	char	   *a_vals;
 	char	   *b_vals;
+	/* counts: stored rows of A left unread (SetopsBatch.a_rows) */
+	SetopsKeys **a_rows;
+	bool	   *a_identity;
+	int64		cache_budget;	/* the partition's, for the device cache (-1: unset) */
 } BatchPart;
 
 /* What a row's value is made of. */
@@ -270,7 +297,8 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 				a_start,
 				a_len,
 				b_start,
-				b_len;
+				b_len,
+				a_rows;
 	int64		r,
 				npairs = 0,
 				a_total = 0,
@@ -279,7 +307,12 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 				nb_shared = 0;
 	bool		b_shared = true,
 				type_known = false,
-				vals_known = false;
+				vals_known = false,
+				any_stored = false;
+	/* counts: rows this large stored out of line may stay unread (-1: none) */
+	int64		min_stored = call->result != RESULT_SETOP && !call->pairs &&
+		!mutated("simcache-read") ? setops_identity_min_keys() : -1;
+	Oid			a_type = get_fn_expr_argtype(fcinfo->flinfo, call->a_arg);
 	size_t		ks = 0;
 	/* a stable B is read once, at the chunk's first row with no NULL */
 	BSide		stable_b;
@@ -292,7 +325,7 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	/* every buffer of the chunk lives in its context */
 	memset(&rows, 0, sizeof(GrowBuf));
 	rows.cxt = st->cxt;
-	a_keys = b_keys = a_vals = b_vals = a_start = a_len = b_start = b_len = rows;
+	a_keys = b_keys = a_vals = b_vals = a_start = a_len = b_start = b_len = a_rows = rows;
 	st->first = cur;
 	st->nrows = 0;
 	old = MemoryContextSwitchTo(st->cxt);
@@ -303,7 +336,8 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 		bool		isnull[4] = {false, false, false, false},
 					isout = false;
 		bool		anynull;
-		SetopsKeys	a;
+		SetopsKeys	a,
+				   *stored = NULL;
 		SetopsValues av;
 		BSide		rowb,
 				   *b;
@@ -353,8 +387,36 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			continue;
 		}
 
+		/*
+		 * A stored row stays unread (for the chunk, by its identity): the
+		 * device cache may hold it.
+		 */
+		if (min_stored >= 0)
+		{
+			MemoryContextSwitchTo(st->cxt);
+			stored = palloc(sizeof(SetopsKeys));
+			if (!setops_read_stored_identity(datumCopy(arg[call->a_arg], false, -1), a_type,
+											 call->a_arg + 1, true, stored, min_stored))
+			{
+				pfree(stored);
+				stored = NULL;
+			}
+			else if (mutated("simcache-stale") && cur + r < lengthof(stale_keys))
+			{
+				SetopsCacheKey *k = &stale_keys[cur + r];
+
+				if (k->rawsize == stored->cache_key->rawsize)
+					*stored->cache_key = *k;
+				*k = *stored->cache_key;
+			}
+			MemoryContextSwitchTo(st->rowcxt);
+		}
+
 		/* read and check as the plain function does, in its order */
-		read_row_keys(call, arg[call->a_arg], call->a_arg, call->a_packed, &a);
+		if (stored)
+			a = *stored;
+		else
+			read_row_keys(call, arg[call->a_arg], call->a_arg, call->a_packed, &a);
 		if (call->pairs)
 			setops_read_values(fcinfo, arg[call->av_arg], call->av_arg + 1, call->fname,
 							   a.n, call->a_arg + 1, &av);
@@ -375,8 +437,6 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			MemoryContextSwitchTo(st->rowcxt);
 			stable_read = call->b_stable;
 		}
-		setops_keys_make_plain(&a, call->fname);
-
 		/* the shared B again: its order was checked with the first */
 		b_is_shared = npairs > 0 && b_shared &&
 			(call->b_stable || same_b(b, b_keys.data, b_vals.data, nb_shared, ks, call->pairs));
@@ -385,7 +445,19 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			b->keys.sorted_known = true;
 			b->keys.first_unsorted = -1;
 		}
-		if (check_row_order(call, &a, &b->keys))
+		/*
+		 * A stored row's order is checked when it is read or put into the
+		 * cache (exec/batch.c), which can only report the row's own break
+		 * as the plain function does: with B in order.  Else it is read now.
+		 */
+		if (stored && !setops_keys_in_order(&b->keys))
+		{
+			pfree(stored);
+			stored = NULL;
+		}
+		if (!stored)
+			setops_keys_make_plain(&a, call->fname);
+		if (!stored && check_row_order(call, &a, &b->keys))
 		{
 			grow_append_i64(&rows, ROW_TRUE);
 			continue;
@@ -445,9 +517,14 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 
 		/* the pair */
 		grow_append_i64(&rows, npairs);
-		grow_append_i64(&a_start, a_total);
+		/* (a stored row's keys are not in the batch: starts count those that are) */
+		grow_append_i64(&a_start, (int64) (a_keys.used / Max(ks, 1)));
 		grow_append_i64(&a_len, a.n);
-		grow_append(&a_keys, a.data, a.n * ks);
+		if (stored)
+			any_stored = true;
+		else
+			grow_append(&a_keys, a.data, a.n * ks);
+		grow_append(&a_rows, &stored, sizeof(stored));
 		if (call->pairs)
 			grow_append(&a_vals, av.data, a.n * (Size) st->vals.stride);
 		a_total += a.n;
@@ -477,6 +554,14 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	st->b_len = (int64 *) b_len.data;
 	st->a_vals = a_vals.data;
 	st->b_vals = b_vals.data;
+	st->a_rows = any_stored ? (SetopsKeys **) a_rows.data : NULL;
+	st->a_identity = NULL;
+	if (any_stored)
+	{
+		st->a_identity = MemoryContextAlloc(st->cxt, sizeof(bool) * npairs);
+		for (r = 0; r < npairs; r++)
+			st->a_identity[r] = st->a_rows[r] != NULL;
+	}
 	if (!type_known)
 		st->type = SETOPS_KEY_INT64;	/* no pair: nothing runs */
 
@@ -495,6 +580,9 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	/* the sum of the lengths, as for any descriptor; a shared B is held once */
 	batch->bs.total = b_shared ? npairs * nb_shared : b_total;
 	batch->b_shared = b_shared && npairs > 0;
+	batch->a_rows = st->a_rows;
+	batch->a_identity = st->a_identity;
+	batch->cache_budget = &st->cache_budget;
 	*bound_out = bound;
 }
 
@@ -550,6 +638,14 @@ load_count_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	read_chunk(winobj, fcinfo, st, call, &batch, &bound);
 	st->answers = MemoryContextAlloc(st->cxt, sizeof(int64) * Max(st->npairs, 1));
 	setops_run_count_batch(call->fname, call->count_kind, &batch, st->answers);
+	if (batch.a_rows && mutated("simcache-answer"))
+	{
+		int64		p;
+
+		for (p = 0; p < st->npairs; p++)
+			if (batch.a_identity[p])
+				st->answers[p]++;
+	}
 	free_chunk_keys(&batch);
 }
 
@@ -590,6 +686,7 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, ChunkLoader load, Ba
 
 		st->cxt = AllocSetContextCreate(part, "setops batch", ALLOCSET_DEFAULT_SIZES);
 		st->rowcxt = AllocSetContextCreate(part, "setops batch row", ALLOCSET_DEFAULT_SIZES);
+		st->cache_budget = -1;
 	}
 
 	cur = WinGetCurrentPosition(winobj);

@@ -64,11 +64,17 @@ extern SetopsGpuStatus setops_service_batch(const struct SetopsBatch *batch, int
 /*
  * setops_service_count_batch likewise: count_mode (SetopsGpuCountMode) of
  * pairs first.., the device's answers (setops_gpu_count_batch's) into
- * answers[first..].
+ * answers[first..].  Stored rows of A (batch->a_rows) go by their identity
+ * while batch->a_identity says so: when the device cache misses any,
+ * nothing is answered, *missing gets their number and their answers
+ * SETOPS_BATCH_MISSING (the others 0); the caller sends them (put into the
+ * cache, or as keys) and asks again with retry (not counted again).
  */
+#define SETOPS_BATCH_MISSING (-1)
 extern SetopsGpuStatus setops_service_count_batch(const struct SetopsBatch *batch,
-												  int count_mode, int64 first, int64 *next,
-												  int64 *answers, char *errbuf, size_t errlen);
+												  int count_mode, int64 first, bool retry,
+												  int64 *next, int64 *answers, int64 *missing,
+												  char *errbuf, size_t errlen);
 
 /*
  * client_stage.c.  setops_service_reduce stages the

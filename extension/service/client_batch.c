@@ -46,8 +46,14 @@ batch_request_bytes(const SetopsBatch *batch, int64 first, int64 last, bool coun
 	}
 	if (batch->b_shared)
 		*b_keys = batch->bs.lengths[first];
+	/*
+	 * Every row's keys are counted, stored rows too: a request covers the
+	 * same pairs whichever of them go by identity (asked again after a miss).
+	 */
 	bytes = SERVICE_ALIGN(*a_keys * ks) + SERVICE_ALIGN(*b_keys * ks) +
 		SERVICE_ALIGN(npairs * 4 * sizeof(int64)) + SERVICE_ALIGN(npairs * sizeof(int64));
+	if (batch->a_rows)
+		bytes += SERVICE_ALIGN(npairs * sizeof(ServiceCachedRow));
 	if (!counts)
 		bytes += SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * ks) +
 			(want_pos ? SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * sizeof(int64)) : 0);
@@ -138,19 +144,41 @@ batch_request_start(const SetopsBatch *batch, ServiceRequestKind kind, int64 fir
 	r->off_lengths = r->off_pairs + SERVICE_ALIGN(r->npairs * 4 * sizeof(int64));
 	r->off_out = r->off_lengths + SERVICE_ALIGN(r->npairs * sizeof(int64));
 	r->off_pos = r->off_out + SERVICE_ALIGN((*bound + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	/* (a count batch has no outputs: its cached rows go there) */
+	r->off_cached = r->off_out;
 
 	pairs = (int64 *) (base + r->off_pairs);
 	k = 0;
 	for (i = first; i < *last; i++)
 	{
 		int64		j = i - first;
+		const SetopsKeys *row = batch->a_rows ? batch->a_rows[i] : NULL;
 
 		pairs[j] = k;
 		pairs[r->npairs + j] = batch->as.lengths[i];
-		memcpy(base + k * ks, (const char *) batch->a + batch->as.starts[i] * ks,
-			   batch->as.lengths[i] * ks);
-		k += batch->as.lengths[i];
+		if (row && batch->a_identity[i])
+		{
+			ServiceCachedRow *c = (ServiceCachedRow *) (base + r->off_cached) + r->ncached++;
+
+			c->pair = j;
+			c->key = *row->cache_key;
+			c->missing = false;
+			pairs[j] = 0;
+			continue;
+		}
+		if (row && row->form != SETOPS_KEYS_PLAIN)
+			elog(ERROR, "setops: a stored row of a count batch sent unread");
+		/* a stored row its order check answered (exec/batch.c) crosses empty */
+		if (row && row->sorted_known && row->first_unsorted >= 0)
+		{
+			pairs[r->npairs + j] = 0;
+			continue;
+		}
+		memcpy(base + k * ks, row ? row->data : (const char *) batch->a + batch->as.starts[i] * ks,
+			   pairs[r->npairs + j] * ks);
+		k += pairs[r->npairs + j];
 	}
+	r->na = k;
 	k = 0;
 	for (i = first; i < *last; i++)
 	{
@@ -227,8 +255,9 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 }
 
 SetopsGpuStatus
-setops_service_count_batch(const SetopsBatch *batch, int count_mode, int64 first, int64 *next,
-						   int64 *answers, char *errbuf, size_t errlen)
+setops_service_count_batch(const SetopsBatch *batch, int count_mode, int64 first, bool retry,
+						   int64 *next, int64 *answers, int64 *missing, char *errbuf,
+						   size_t errlen)
 {
 	int64		last,
 				bound;
@@ -236,13 +265,32 @@ setops_service_count_batch(const SetopsBatch *batch, int count_mode, int64 first
 	SetopsGpuStatus status;
 
 	*next = first;
+	*missing = 0;
 	slot = batch_request_start(batch, REQ_COUNT_BATCH, first, false, &last, &bound, &status,
 							   errbuf, errlen);
 	if (slot == NULL)
 		return status;
 	slot->req.batch.count_mode = count_mode;
+	slot->req.batch.cache_retry = retry;
 	status = service_submit(slot, errbuf, errlen);
-	if (status == SETOPS_GPU_OK)
+	if (status == SETOPS_GPU_OK && slot->cache_missing > 0)
+	{
+		const ServiceBatchRequest *r = &slot->req.batch;
+		const ServiceCachedRow *c = (const ServiceCachedRow *) (service_slot_data(slot) +
+																r->off_cached);
+		int64		i;
+
+		/* nothing ran: the rows to send, marked */
+		memset(answers + first, 0, (last - first) * sizeof(int64));
+		for (i = 0; i < r->ncached; i++)
+			if (c[i].missing)
+			{
+				answers[first + c[i].pair] = SETOPS_BATCH_MISSING;
+				(*missing)++;
+			}
+		*next = last;
+	}
+	else if (status == SETOPS_GPU_OK)
 	{
 		batch_add_times(slot);
 		memcpy(answers + first, service_slot_data(slot) + slot->req.batch.off_lengths,

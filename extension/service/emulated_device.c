@@ -302,7 +302,9 @@ emu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, size_t e
 		return EMU_OOM(errbuf, errlen);
 	for (p = 0; p < args->npairs; p++)
 	{
-		const char *a = (const char *) args->a + args->a_start[p] * ks;
+		/* a cached row's buffer is the worker's memory here */
+		const char *a = args->a_dev && args->a_dev[p] ? (const char *) args->a_dev[p] :
+			(const char *) args->a + args->a_start[p] * ks;
 		const char *b = (const char *) args->b + args->b_start[p] * ks;
 		int64_t		na = args->a_len[p],
 					nb = args->b_len[p];

@@ -130,8 +130,19 @@ typedef struct ServiceCachePutRequest
  * off_pairs; outputs at off_out, their lengths (int64) at off_lengths,
  * their positions (want_pos) at off_pos.  REQ_COUNT_BATCH: the same
  * inputs, count_mode's answer of each pair (int64) at off_lengths, no
- * outputs.
+ * outputs; and ncached pairs whose A is a stored row sent by its identity
+ * (ServiceCachedRow at off_cached, each pair's start unused, its length
+ * the row's count).  Unless the device cache holds every one of them the
+ * worker runs nothing: it marks those missing and answers their number in
+ * cache_missing.
  */
+typedef struct ServiceCachedRow
+{
+	int64		pair;			/* the pair's index in the request */
+	SetopsCacheKey key;
+	bool		missing;		/* the answer: not (or no longer) cached */
+} ServiceCachedRow;
+
 typedef struct ServiceBatchRequest
 {
 	SetopsOp	op;
@@ -148,6 +159,9 @@ typedef struct ServiceBatchRequest
 	Size		off_out;
 	Size		off_lengths;
 	Size		off_pos;
+	int64		ncached;
+	Size		off_cached;
+	bool		cache_retry;	/* resent after a miss: not counted again */
 } ServiceBatchRequest;
 
 /*
@@ -191,7 +205,8 @@ typedef struct ServiceSlot
 
 	/* answer */
 	SetopsGpuStatus status;
-	int			cache_missing;	/* CACHE_MISSING_* of a cached REQ_SETOP */
+	int			cache_missing;	/* CACHE_MISSING_* of a cached REQ_SETOP; REQ_COUNT_BATCH:
+								 * its cached rows missing */
 	int64		out_count;
 	int			unsorted_arg;
 	int64		unsorted_pos;

@@ -16,6 +16,52 @@
 /* ---- the worker's side ---- */
 
 /*
+ * The cached rows of a count batch: looked up (counted as hits or misses
+ * unless a retry), and, when the cache holds every one, held on device
+ * (their copies pinned there, or copied there from another device) with
+ * their buffers in a_dev.  False with the missing rows marked and their
+ * number in slot->cache_missing when it does not; an error status in
+ * *status.  holds[] gets what was held, for service_cache_release.
+ */
+static bool
+hold_cached_rows(ServiceSlot *slot, int device, const void **a_dev, ServiceCacheHold *holds,
+				 int64 *nheld, SetopsGpuStatus *status, char *errbuf, size_t errlen)
+{
+	const ServiceBatchRequest *r = &slot->req.batch;
+	char	   *base = service_slot_data(slot);
+	ServiceCachedRow *c = (ServiceCachedRow *) (base + r->off_cached);
+	int64	   *a_len = (int64 *) (base + r->off_pairs) + r->npairs;
+	ServiceCacheRef *refs = palloc(sizeof(ServiceCacheRef) * r->ncached);
+	int64		i;
+
+	*status = SETOPS_GPU_OK;
+	*nheld = 0;
+	for (i = 0; i < r->ncached; i++)
+	{
+		c[i].missing = !service_cache_lookup(&c[i].key, !r->cache_retry, &refs[i]);
+		if (c[i].missing)
+			slot->cache_missing++;
+		else if (c[i].pair < 0 || c[i].pair >= r->npairs || refs[i].n != a_len[c[i].pair])
+		{
+			snprintf(errbuf, errlen,
+					 "internal error: cached row %lld of a count batch has %lld keys, not %lld",
+					 (long long) i, (long long) refs[i].n,
+					 (long long) (c[i].pair >= 0 && c[i].pair < r->npairs ? a_len[c[i].pair] : -1));
+			*status = SETOPS_GPU_ERROR;
+		}
+	}
+	for (i = 0; i < r->ncached && slot->cache_missing == 0 && *status == SETOPS_GPU_OK; i++)
+	{
+		*status = service_cache_hold(&refs[i], device, &holds[i], &a_dev[c[i].pair],
+									 errbuf, errlen);
+		if (*status == SETOPS_GPU_OK)
+			(*nheld)++;
+	}
+	pfree(refs);
+	return slot->cache_missing == 0 && *status == SETOPS_GPU_OK;
+}
+
+/*
  * REQ_BATCH: the pairs in the arena, outputs into the arena.
  * REQ_COUNT_BATCH: the same pairs, only their answers back (out_lengths).
  */
@@ -28,6 +74,10 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	int64		np = r->npairs;
 	SetopsGpuBatchArgs args;
 	SetopsGpuStatus status;
+	const void **a_dev = NULL;
+	ServiceCacheHold *holds = NULL;
+	int64		nheld = 0,
+				i;
 
 	memset(&args, 0, sizeof(args));
 	args.op = r->op;
@@ -48,11 +98,33 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		args.out_keys = base + r->off_out;
 		args.out_pos = r->want_pos ? (int64_t *) (base + r->off_pos) : NULL;
 	}
+	/* the cached rows on the device the batch runs on, held until it ran */
+	if (slot->kind == REQ_COUNT_BATCH && r->ncached > 0)
+	{
+		a_dev = palloc0(sizeof(void *) * np);
+		holds = palloc0(sizeof(ServiceCacheHold) * r->ncached);
+		if (!hold_cached_rows(slot, 0, a_dev, holds, &nheld, &status, errbuf, errlen))
+		{
+			for (i = 0; i < nheld; i++)
+				service_cache_release(&holds[i]);
+			pfree(a_dev);
+			pfree(holds);
+			return status;
+		}
+		args.a_dev = a_dev;
+	}
 	status = service_device->use(0, errbuf, errlen);
 	if (status == SETOPS_GPU_OK && slot->kind == REQ_COUNT_BATCH)
 		status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
 	else if (status == SETOPS_GPU_OK)
 		status = service_device->setop_batch(&args, errbuf, errlen);
+	for (i = 0; i < nheld; i++)
+		service_cache_release(&holds[i]);
+	if (a_dev)
+	{
+		pfree(a_dev);
+		pfree(holds);
+	}
 	slot->out_count = args.out_count;
 	slot->ms_upload = args.ms_upload;
 	slot->ms_kernel = args.ms_kernel;

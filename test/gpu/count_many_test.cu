@@ -288,6 +288,8 @@ append_keys(std::vector<char> &host, const std::vector<int64_t> &keys, size_t ks
  * not, B shared by every pair or one per pair; rows on the count tile's
  * multiples and one off, empty, one much larger than the rest, runs
  * across tiles, extremes.  Each pair's answer against the reference.
+ * Some rounds give every third row from device buffers instead (a_dev: the
+ * device cache's rows, their a_start unused and set out of range).
  */
 static void
 count_batch_round(int bi, bool full)
@@ -303,6 +305,8 @@ count_batch_round(int bi, bool full)
 	std::vector<std::vector<int64_t> > rows(np), bs(shared ? 1 : np);
 	std::vector<int64_t> a_start(np), a_len(np), b_start(np), b_len(np), out(np, -7);
 	std::vector<char> a_host, b_host;
+	bool		on_device = bi % 6 >= 3;
+	std::vector<const void *> a_dev(np, (const void *) NULL);
 	SetopsGpuBatchArgs args;
 	SetopsGpuStatus st;
 	char		err[SETOPS_GPU_ERRLEN];
@@ -366,11 +370,33 @@ count_batch_round(int bi, bool full)
 	args.b_len = b_len.data();
 	args.b_shared = shared;
 	args.out_lengths = out.data();
+	for (i = 0; on_device && i < np; i += 3)
+	{
+		void	   *dev = NULL;
+		size_t		bytes = rows[i].size() * ks;
+		std::vector<char> keys;
+
+		append_keys(keys, rows[i], ks, true);
+		if (setops_gpu_buffer_alloc(bytes, &dev, err, sizeof(err)) != SETOPS_GPU_OK ||
+			setops_gpu_buffer_write(dev, 0, keys.data(), bytes, err, sizeof(err)) != SETOPS_GPU_OK)
+		{
+			printf("FAIL count batch %d: a device row: %s\n", bi, err);
+			failures++;
+			return;
+		}
+		a_dev[i] = dev;
+		a_start[i] = -5;		/* unused */
+	}
+	args.a_dev = on_device ? a_dev.data() : NULL;
 	st = setops_gpu_count_batch(&args, mode, err, sizeof(err));
+	for (i = 0; i < np; i++)
+		if (a_dev[i])
+			setops_gpu_buffer_free((void *) a_dev[i]);
 	checks++;
 	if (st != SETOPS_GPU_OK)
 	{
-		printf("FAIL count batch %d: status %d (%s)\n", bi, (int) st, err);
+		printf("FAIL count batch %d%s: status %d (%s)\n", bi, on_device ? " (device rows)" : "",
+			   (int) st, err);
 		failures++;
 		return;
 	}
