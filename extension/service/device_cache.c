@@ -469,6 +469,22 @@ service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref
 	return true;
 }
 
+/*
+ * ref's copies to the head of their devices' LRU lists, not held: a row a
+ * count batch found while others of its request missed, so that putting
+ * those does not evict it before the request is asked again.
+ */
+void
+service_cache_touch(const ServiceCacheRef *ref)
+{
+	CacheEntry *e = hash_search(entries, &ref->key, HASH_FIND, NULL);
+	int			d;
+
+	for (d = 0; e != NULL && d < ndev; d++)
+		if (e->copy[d].keys != NULL)
+			dlist_move_head(&lru[d], &e->copy[d].lru);
+}
+
 /* When key is put, it should go to device (a request meets a copy there). */
 void
 service_cache_hint(const SetopsCacheKey *key, int device)

@@ -46,6 +46,7 @@ extern SetopsGpuStatus service_cache_put(ServiceSlot *slot, int slot_index,
 										 char *errbuf, size_t errlen);
 extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref);
 extern void service_cache_hint(const SetopsCacheKey *key, int device);
+extern void service_cache_touch(const ServiceCacheRef *ref);
 extern SetopsGpuStatus service_cache_hold(const ServiceCacheRef *ref, int device,
 										  ServiceCacheHold *hold, const void **keys,
 										  char *errbuf, size_t errlen);

@@ -49,6 +49,8 @@ hold_cached_rows(ServiceSlot *slot, int device, const void **a_dev, ServiceCache
 					 (long long) (c[i].pair >= 0 && c[i].pair < r->npairs ? a_len[c[i].pair] : -1));
 			*status = SETOPS_GPU_ERROR;
 		}
+		else
+			service_cache_touch(&refs[i]);	/* not evicted by the misses' puts */
 	}
 	for (i = 0; i < r->ncached && slot->cache_missing == 0 && *status == SETOPS_GPU_OK; i++)
 	{
