@@ -315,8 +315,10 @@ count_batch_round(int bi, bool full)
 
 	for (i = 0; i < (int64_t) bs.size(); i++)
 	{
-		fill(bs[i], i == 0 && shared ? testgen_range(tile, 6 * (int64_t) tile) :
-			 pick_size(tile, most), kt, (int) i);
+		/* (a B a pair in the rounds of many pairs: small, or they take minutes) */
+		fill(bs[i], i == 0 && shared ? testgen_range(tile, (np > 1000 ? 2 : 6) * (int64_t) tile) :
+			 np > 1000 ? testgen_range(0, 2 * (int64_t) tile + 1) : pick_size(tile, most),
+			 kt, (int) i);
 	}
 	for (i = 0; i < np; i++)
 	{
@@ -328,7 +330,7 @@ count_batch_round(int bi, bool full)
 			rows[i].clear();
 		else if (i == 3 && !b.empty())
 			rows[i].assign(2 * (size_t) tile + 1, b[b.size() / 2]);	/* a run across tiles */
-		else if (testgen_rnd() % 3 == 0 && !b.empty())
+		else if (testgen_rnd() % (np > 1000 ? 40 : 3) == 0 && !b.empty())
 		{
 			/* b's keys thinned: contains and long common runs */
 			for (size_t j = 0; j < b.size(); j++)
@@ -370,28 +372,63 @@ count_batch_round(int bi, bool full)
 	args.b_len = b_len.data();
 	args.b_shared = shared;
 	args.out_lengths = out.data();
-	for (i = 0; on_device && i < np; i += 3)
+	/*
+	 * Device rows: a buffer each (as the cache's entries), or, in the rounds
+	 * of many pairs, one buffer holding them all at 16-byte starts (thousands
+	 * of allocations would take the round's time).
+	 */
+	std::vector<void *> buffers;
+	if (on_device)
 	{
-		void	   *dev = NULL;
-		size_t		bytes = rows[i].size() * ks;
-		std::vector<char> keys;
+		std::vector<char> arena;
+		std::vector<size_t> at(np, 0);
+		bool		one = np > 1000;
 
-		append_keys(keys, rows[i], ks, true);
-		if (setops_gpu_buffer_alloc(bytes, &dev, err, sizeof(err)) != SETOPS_GPU_OK ||
-			setops_gpu_buffer_write(dev, 0, keys.data(), bytes, err, sizeof(err)) != SETOPS_GPU_OK)
+		for (i = 0; i < np; i += 3)
 		{
-			printf("FAIL count batch %d: a device row: %s\n", bi, err);
-			failures++;
-			return;
+			std::vector<char> own;
+			void	   *dev = NULL;
+
+			if (!one)
+			{
+				append_keys(own, rows[i], ks, true);
+				if (setops_gpu_buffer_alloc(own.size(), &dev, err, sizeof(err)) != SETOPS_GPU_OK ||
+					setops_gpu_buffer_write(dev, 0, own.data(), own.size(), err, sizeof(err)) != SETOPS_GPU_OK)
+				{
+					printf("FAIL count batch %d: a device row: %s\n", bi, err);
+					failures++;
+					return;
+				}
+				buffers.push_back(dev);
+				a_dev[i] = dev;
+			}
+			else
+			{
+				at[i] = (size_t) append_keys(arena, rows[i], ks, true) * ks;
+			}
+			a_start[i] = -5;	/* unused */
 		}
-		a_dev[i] = dev;
-		a_start[i] = -5;		/* unused */
+		if (one)
+		{
+			void	   *dev = NULL;
+
+			arena.resize(arena.size() + 16);
+			if (setops_gpu_buffer_alloc(arena.size(), &dev, err, sizeof(err)) != SETOPS_GPU_OK ||
+				setops_gpu_buffer_write(dev, 0, arena.data(), arena.size(), err, sizeof(err)) != SETOPS_GPU_OK)
+			{
+				printf("FAIL count batch %d: the device rows: %s\n", bi, err);
+				failures++;
+				return;
+			}
+			buffers.push_back(dev);
+			for (i = 0; i < np; i += 3)
+				a_dev[i] = (const char *) dev + at[i];
+		}
 	}
 	args.a_dev = on_device ? a_dev.data() : NULL;
 	st = setops_gpu_count_batch(&args, mode, err, sizeof(err));
-	for (i = 0; i < np; i++)
-		if (a_dev[i])
-			setops_gpu_buffer_free((void *) a_dev[i]);
+	for (void *dev : buffers)
+		setops_gpu_buffer_free(dev);
 	checks++;
 	if (st != SETOPS_GPU_OK)
 	{
