@@ -110,6 +110,10 @@
 #              and gpu (test/bench/shard_bench.sh)
 #   benchsmoke every SQL benchmark tiny, once, in gpu and auto mode
 #              (test/bench/smoke.sh, as CI runs it on the emulated service)
+#   simsuites  issue 34's suites alone, in gpu and auto mode: pg_regress
+#              setops_similarity_batch, setops_similarity_cache (stored rows
+#              answered from the device cache by identity),
+#              setops_jaccard_distance; pgTAP 15 and 16; the upgrade check
 #   similarity issue 34's similarity search: Jaccard of every row of 100,000
 #              (1,000 to 10,000 keys) against a 100,000-key constant, and the
 #              top 10, per-row cpu and gpu, intarray (on a sample), the
@@ -323,6 +327,11 @@ for s in "$@"; do
 			step benchsmoke_gpu env SETOPS_BENCH_LOGS=/tmp/benchsmoke/gpu bash test/bench/smoke.sh gpu
 			step benchsmoke_auto env SETOPS_BENCH_LOGS=/tmp/benchsmoke/auto bash test/bench/smoke.sh auto
 			tar czf "$OUT/benchsmoke_logs.tgz" -C /tmp benchsmoke
+			;;
+		simsuites)
+			pg_start || { status=1; continue; }
+			suites simsuites "setops_basic setops_similarity_batch setops_similarity_cache setops_jaccard_distance" \
+				"test/pgtap/15_similarity_batch.sql test/pgtap/16_jaccard_distance.sql"
 			;;
 		similarity)
 			pg_start || { status=1; continue; }
