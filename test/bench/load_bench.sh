@@ -14,6 +14,9 @@
 #            predicate  array_overlaps(a, b)
 #            build      cardinality(array_intersect_gpu(a, b)) and two of
 #                       its elements
+#            floor      the same transaction without a setops call (x.id +
+#                       y.id): the latency spread of the host itself, beside
+#                       p99/p50 (quick: 20k, 64 clients, once)
 #   modes    setops.device = cpu, gpu, auto (PGOPTIONS)
 #   GPUs     the server restarted with CUDA_VISIBLE_DEVICES=0 ("1 GPU") and
 #            without it (all GPUs); cpu points run once
@@ -44,7 +47,8 @@
 #
 #   quick (default)  the points for those ratios: count and build of 1M +
 #         1M and count of 20k + 20k at 64 clients, count of 16M + 16M at 1
-#         client; cpu, gpu, auto; 1 GPU and all (20 points, two restarts).
+#         client; cpu, gpu, auto; 1 GPU and all; the floor (21 points,
+#         two restarts).
 #         At -T 4 about 3 minutes on a 16-core host, data included (the
 #         rows are generated and checked a row a session, up to 16 at once;
 #         on 2 cores against the emulated service, one device, no restart:
@@ -110,7 +114,7 @@ case $what in
 	quick)
 		seconds=${LOAD_BENCH_SECONDS:-4}
 		sizes=${LOAD_BENCH_SIZES:-20k 1M 16M}
-		forms=${LOAD_BENCH_FORMS:-count build}
+		forms=${LOAD_BENCH_FORMS:-count build floor}
 		modes=${LOAD_BENCH_MODES:-cpu gpu auto}
 		clients=${LOAD_BENCH_CLIENTS:-1 64}
 		;;
@@ -191,10 +195,13 @@ if [ "$what" = quick ]; then
 		add_point 20k count "$m" 64
 		add_point 16M count "$m" 1
 	done
+	add_point 20k floor cpu 64
 else
 	for sz in "${size_list[@]}"; do
 		for f in $forms; do
 			for m in $modes; do
+				# (the floor calls no setops: once, as cpu)
+				[ "$f" = floor ] && [ "$m" != cpu ] && continue
 				for c in $clients; do add_point "$sz" "$f" "$m" "$c"; done
 			done
 		done
@@ -378,7 +385,7 @@ note "data ready in $((SECONDS - gen_t0)) s: $(IFS=';'; echo "${gen_report[*]}")
 for sz in "${needed_sizes[@]}"; do
 	tab=${size_tab[$sz]}
 	rows=${size_rows[$sz]}
-	for f in count predicate build; do
+	for f in count predicate build floor; do
 		case $f in
 			count)
 				expr='array_intersect_count(x.a, y.a)'
@@ -394,6 +401,12 @@ for sz in "${needed_sizes[@]}"; do
 				expr='array_intersect_gpu(x.a, y.a)'
 				ok='cardinality(g.r) = e.card AND g.r[e.p1] IS NOT DISTINCT FROM e.s1 AND g.r[e.p2] IS NOT DISTINCT FROM e.s2'
 				got="coalesce(cardinality(g.r) || ' elements, [' || e.p1 || '] ' || coalesce(g.r[e.p1]::text, 'NULL') || ', [' || e.p2 || '] ' || coalesce(g.r[e.p2]::text, 'NULL'), 'NULL') || ', expected ' || e.card || ', ' || coalesce(e.s1::text, 'NULL') || ', ' || coalesce(e.s2::text, 'NULL')"
+				;;
+			floor)
+				# the same transaction without a setops call: the host's own latency
+				expr='x.id + y.id'
+				ok='g.r = e.i + e.j'
+				got="coalesce(g.r::text, 'NULL') || ', expected ' || (e.i + e.j)"
 				;;
 		esac
 		cat >"$work/$sz.$f.sql" <<EOF
@@ -571,8 +584,13 @@ END {
 	else printf "%-5s %-9s %4s %9s %9s %8s\n", "size", "form", "gpus", "p50_ms", "p99_ms", "p99/p50"
 	for (i = 1; i <= n; i++) {
 		split(order[i], f, SUBSEP)
-		if (f[3] != "gpu" || f[5] != at_c) continue
+		if (f[3] != "gpu" || f[5] != at_c || f[2] == "floor") continue
 		printf "%-5s %-9s %4s %9s %9s %8s\n", f[1], f[2], f[4], p50[order[i]], p99[order[i]], r(p99[order[i]], p50[order[i]])
+	}
+	for (i = 1; i <= n; i++) {
+		split(order[i], f, SUBSEP)
+		if (f[2] == "floor" && f[5] == at_c)
+			printf "%-5s %-9s %4s %9s %9s %8s   (the same query without a setops call: the host'"'"'s own spread)\n", f[1], f[2], "-", p50[order[i]], p99[order[i]], r(p99[order[i]], p50[order[i]])
 	}
 	print "== single request: count of stored " big " rows, 1 client, gpu mode: median latency (ms)"
 	found = 0
