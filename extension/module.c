@@ -203,6 +203,19 @@ _PG_init(void)
 								 PGC_SIGHUP,
 								 0,
 								 NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_poll_us",
+								"How long the GPU service looks for the next request "
+								"before it sleeps, in microseconds.",
+								"Under load requests come closer together than this, so "
+								"the service finds them without being woken (each wake-up "
+								"waits for a free core); idle, one thread spins this long "
+								"after a request.  0: sleep at once.",
+								&setops_service_poll_us,
+								300,
+								0, 10000,
+								PGC_SIGHUP,
+								0,
+								NULL, NULL, NULL);
 		DefineCustomBoolVariable("setops.service_emulate",
 								 "Without a GPU, let the GPU service answer with the "
 								 "CPU engine (to test the service on machines without one).",

@@ -431,6 +431,7 @@ static const RequestHandler handlers[] = {
 	[REQ_REDUCE] = service_stage_request,
 	[REQ_STAGE_GET] = service_stage_request,
 	[REQ_COUNT_BATCH] = service_run_batch,
+	[REQ_CACHE_PUT_ROWS] = service_cache_put_rows,
 };
 
 static void
@@ -662,8 +663,10 @@ setops_service_main(Datum arg)
 	{
 		ResetLatch(MyLatch);
 		serve_slots(&next);
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 1000L, PG_WAIT_EXTENSION);
+		/* (backends set the latch when they submit: polled, no signal is sent) */
+		if (!service_poll(NULL, &MyLatch->is_set))
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 1000L, PG_WAIT_EXTENSION);
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{

@@ -7,6 +7,8 @@
 #ifndef SETOPS_SERVICE_WORKER_H
 #define SETOPS_SERVICE_WORKER_H
 
+#include <signal.h>
+
 #include "service/protocol.h"
 #include "service/device_ops.h"
 
@@ -52,6 +54,8 @@ extern SetopsGpuStatus service_cache_hold(const ServiceCacheRef *ref, int device
 										  char *errbuf, size_t errlen);
 extern void service_cache_release(const ServiceCacheHold *hold);
 extern void service_cache_slot_done(int slot_index);
+extern SetopsGpuStatus service_cache_put_rows(ServiceSlot *slot, int slot_index,
+											  char *errbuf, size_t errlen);
 
 /*
  * worker_exec.c: operations run by executor threads, setops.service_streams
@@ -76,6 +80,8 @@ typedef struct ServiceJob
 extern int	setops_service_streams;
 extern int	setops_service_gpu_wait;	/* SetopsGpuWait */
 extern bool setops_service_coalesce;
+extern int	setops_service_poll_us;
+extern bool service_poll(void *const volatile *word, const volatile sig_atomic_t *flag);
 extern void service_exec_start(void);
 extern ServiceJob *service_exec_job(int slot_index);
 extern void service_exec_submit(ServiceJob *job);

@@ -37,6 +37,7 @@
 int			setops_service_streams = 4;
 int			setops_service_gpu_wait = SETOPS_GPU_WAIT_AUTO;
 bool		setops_service_coalesce = true;
+int			setops_service_poll_us = 300;
 
 /* Jobs waiting for one device's executors. */
 typedef struct ExecQueue
@@ -223,9 +224,22 @@ executor_main(void *arg)
 	{
 		int			n = 0;
 
+		bool		polled = false;
+
 		pthread_mutex_lock(&q->lock);
 		while (q->head == NULL && !stopping)
+		{
+			if (!polled)
+			{
+				/* (the head read unlocked is a hint: jobs are taken under the lock) */
+				pthread_mutex_unlock(&q->lock);
+				polled = true;
+				(void) service_poll((void *const volatile *) &q->head, NULL);
+				pthread_mutex_lock(&q->lock);
+				continue;
+			}
 			pthread_cond_wait(&q->ready, &q->lock);
+		}
 		if (!stopping)
 			n = take_jobs(q, jobs);
 		pthread_mutex_unlock(&q->lock);
@@ -315,6 +329,32 @@ service_exec_start(void)
 		executors = NULL;
 	else
 		before_shmem_exit(exec_stop, (Datum) 0);
+}
+
+/*
+ * Look for work for up to setops.service_poll_us before sleeping: true as
+ * soon as *word is set (a queue's head) or *flag (a latch's is_set).  Under
+ * load the next request comes sooner than a wake-up would bring it: a
+ * sleeping thread or process is woken by a signal or futex and then waits
+ * for a core, which at 64 busy sessions is what makes the slow tail.
+ */
+bool
+service_poll(void *const volatile *word, const volatile sig_atomic_t *flag)
+{
+	double		until;
+	int			spins = 0;
+
+	if (setops_service_poll_us <= 0)
+		return false;
+	until = setops_clock_ms() + setops_service_poll_us / 1000.0;
+	for (;;)
+	{
+		if ((word != NULL && *word != NULL) || (flag != NULL && *flag) || stopping)
+			return true;
+		pg_spin_delay();
+		if (++spins % 64 == 0 && setops_clock_ms() >= until)
+			return false;
+	}
 }
 
 /* A job for the request in slot_index, cleared. */
