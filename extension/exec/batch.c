@@ -245,16 +245,21 @@ missing_rows(const char *fname, SetopsCountKind kind, const SetopsBatch *batch, 
 			 int64 next, bool all, bool put, int64 *answers, int8 *answered)
 {
 	size_t		ks = setops_key_size(batch->type);
-	int64		i;
+	int64		i,
+				nput = 0;
+	const SetopsCacheKey **put_keys = NULL;
+	const void **put_data = NULL;
+	int64	   *put_n = NULL,
+			   *put_row = NULL;
+	bool	   *kept = NULL;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
 
 	for (i = p; i < next; i++)
 	{
 		SetopsKeys *row;
-		int64		pos,
-					bytes,
+		int64		bytes,
 					answer;
-		char		errbuf[SETOPS_GPU_ERRLEN];
-		SetopsGpuStatus status;
 
 		if (!batch->a_rows || !batch->a_identity[i] ||
 			(!all && answers[i] != SETOPS_BATCH_MISSING))
@@ -270,18 +275,39 @@ missing_rows(const char *fname, SetopsCountKind kind, const SetopsBatch *batch, 
 		if (!put || bytes > cache_budget_of(batch))
 			continue;
 		*batch->cache_budget -= bytes;
-		status = setops_service_cache_put(row->cache_key, row->data, row->n, &pos,
-										  errbuf, sizeof(errbuf));
-		if (status == SETOPS_GPU_OK && pos < 0)
-			batch->a_identity[i] = true;
-		else if (status != SETOPS_GPU_OK && status != SETOPS_GPU_UNAVAILABLE &&
-				 status != SETOPS_GPU_TOO_LARGE)
+		if (put_keys == NULL)
 		{
-			setops_gpu_failed(fname, status, errbuf);
-			return false;
+			put_keys = palloc(sizeof(SetopsCacheKey *) * (next - i));
+			put_data = palloc(sizeof(void *) * (next - i));
+			put_n = palloc(sizeof(int64) * (next - i));
+			put_row = palloc(sizeof(int64) * (next - i));
+			kept = palloc(sizeof(bool) * (next - i));
 		}
+		/* (read and checked above: the cache takes it as it is) */
+		put_keys[nput] = row->cache_key;
+		put_data[nput] = row->data;
+		put_n[nput] = row->n;
+		put_row[nput++] = i;
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (nput == 0)
+		return true;
+	/* the rows put in one trip a slot, together on one device */
+	status = setops_service_cache_put_rows(batch->type, nput, put_keys, put_data, put_n, kept,
+										   errbuf, sizeof(errbuf));
+	if (status != SETOPS_GPU_OK && status != SETOPS_GPU_UNAVAILABLE &&
+		status != SETOPS_GPU_TOO_LARGE)
+	{
+		setops_gpu_failed(fname, status, errbuf);
+		return false;
+	}
+	for (i = 0; i < nput; i++)
+		batch->a_identity[put_row[i]] = status == SETOPS_GPU_OK && kept[i];
+	pfree(put_keys);
+	pfree(put_data);
+	pfree(put_n);
+	pfree(put_row);
+	pfree(kept);
 	return true;
 }
 

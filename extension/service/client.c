@@ -737,6 +737,86 @@ setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,
 	return status;
 }
 
+/*
+ * Put nrows whole stored arrays (cache_keys[i], keys[i], n[i]), whose
+ * order the caller checked, into the service's cache: as many as a slot
+ * holds a trip, together on one device (REQ_CACHE_PUT_ROWS); an array
+ * larger than a slot goes alone, in pieces.  kept[i] says which the cache
+ * holds now.
+ */
+SetopsGpuStatus
+setops_service_cache_put_rows(SetopsKeyType key_type, int64 nrows,
+							  const SetopsCacheKey *const *cache_keys, const void *const *keys,
+							  const int64 *n, bool *kept, char *errbuf, size_t errlen)
+{
+	size_t		ks = setops_key_size(key_type);
+	Size		room;
+	int64		i = 0;
+	ServiceSlot *slot;
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	memset(kept, 0, sizeof(bool) * nrows);
+	if (nrows == 0)
+		return SETOPS_GPU_OK;
+	if (!service_up(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	room = setops_service->slot_bytes;
+	while (i < nrows && status == SETOPS_GPU_OK)
+	{
+		Size		need = sizeof(ServiceCachePutRow) + MAXALIGN(n[i] * ks);
+		int64		m = 0,
+					j;
+		Size		off;
+		ServiceCachePutRow *rows;
+
+		if (need > room)
+		{
+			int64		pos;
+
+			/* (alone, in pieces: the caller checked its order) */
+			status = setops_service_cache_put(cache_keys[i], keys[i], n[i], &pos, errbuf, errlen);
+			kept[i] = status == SETOPS_GPU_OK && pos < 0;
+			if (status == SETOPS_GPU_UNAVAILABLE || status == SETOPS_GPU_TOO_LARGE)
+				status = SETOPS_GPU_OK;
+			i++;
+			continue;
+		}
+		/* the rows that fit the slot: their headers first, then their keys */
+		for (off = 0; i + m < nrows; m++)
+		{
+			Size		more = sizeof(ServiceCachePutRow) + MAXALIGN(n[i + m] * ks);
+
+			if (off + more > room)
+				break;
+			off += more;
+		}
+		slot = claim_slot();
+		slot->kind = REQ_CACHE_PUT_ROWS;
+		slot->req.put_rows.key_type = key_type;
+		slot->req.put_rows.nrows = m;
+		slot->req.put_rows.off_rows = 0;
+		rows = (ServiceCachePutRow *) service_slot_data(slot);
+		off = MAXALIGN(sizeof(ServiceCachePutRow) * m);
+		for (j = 0; j < m; j++)
+		{
+			rows[j].key = *cache_keys[i + j];
+			rows[j].n = n[i + j];
+			rows[j].off_keys = off;
+			rows[j].kept = false;
+			setops_copy(service_slot_data(slot) + off, keys[i + j], n[i + j] * ks);
+			off += MAXALIGN(n[i + j] * ks);
+		}
+		Assert(off <= room);
+		status = submit_and_wait(slot, errbuf, errlen);
+		for (j = 0; status == SETOPS_GPU_OK && j < m; j++)
+			kept[i + j] = rows[j].kept;
+		release_slot();
+		i += m;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return status;
+}
+
 /* One sort request: keys[0, *n) fit one slot. */
 static SetopsGpuStatus
 sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,

@@ -45,6 +45,10 @@ extern SetopsGpuStatus setops_service_setop_cached(SetopsGpuSetopArgs *args,
 extern SetopsGpuStatus setops_service_cache_put(const SetopsCacheKey *key, const void *keys,
 												int64 n, int64 *unsorted_pos,
 												char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_service_cache_put_rows(SetopsKeyType key_type, int64 nrows,
+													 const SetopsCacheKey *const *cache_keys,
+													 const void *const *keys, const int64 *n,
+													 bool *kept, char *errbuf, size_t errlen);
 extern void setops_service_refresh_devices(void);
 extern int	setops_service_cache_stats(SetopsCacheStats *stats);
 extern int	setops_service_load_stats(SetopsServiceStats *stats);

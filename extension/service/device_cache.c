@@ -708,6 +708,81 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	return status;
 }
 
+/*
+ * REQ_CACHE_PUT_ROWS: whole arrays the backend checked, into the cache in
+ * one trip, together on one device (where the first goes: its hint, else
+ * the largest share free), so that the rows of a batch end up where the
+ * batch runs.  A row the cache holds already answers kept; one it cannot
+ * take (no room) answers not kept and goes by its keys.  A device error
+ * fails the request; the rows put before it stay, each entry complete.
+ */
+SetopsGpuStatus
+service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
+{
+	const ServiceCachePutRowsRequest *r = &slot->req.put_rows;
+	char	   *base = service_slot_data(slot);
+	ServiceCachePutRow *rows = (ServiceCachePutRow *) (base + r->off_rows);
+	size_t		ks = setops_key_size(r->key_type);
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+	uint32		touched = 0;
+	int			device = -1,
+				d;
+	int64		i;
+
+	for (i = 0; i < r->nrows; i++)
+		rows[i].kept = false;
+	for (i = 0; i < r->nrows && status == SETOPS_GPU_OK; i++)
+	{
+		ServiceCachePutRow *row = &rows[i];
+		Size		bytes = (Size) row->n * ks;
+		CacheEntry *e = hash_search(entries, &row->key, HASH_FIND, NULL);
+		void	   *keys = NULL;
+		uint64		epoch = 0;
+		bool		found;
+
+		if (e != NULL)
+		{
+			row->kept = true;
+			continue;
+		}
+		if (device < 0 || bytes > capacity[device])
+			device = place(&row->key, bytes);
+		if (device < 0)
+			continue;
+		status = cache_alloc(device, bytes, &keys, &epoch, errbuf, errlen);
+		if (status == SETOPS_GPU_UNAVAILABLE)
+		{
+			status = SETOPS_GPU_OK;
+			continue;
+		}
+		if (status == SETOPS_GPU_OK)
+			status = service_device->buffer_write(keys, 0, base + row->off_keys, bytes,
+												  errbuf, errlen);
+		if (status != SETOPS_GPU_OK)
+		{
+			if (keys != NULL)
+			{
+				store_free(device, epoch, keys);
+				used[device] -= bytes;
+			}
+			break;
+		}
+		e = hash_search(entries, &row->key, HASH_ENTER, &found);
+		Assert(!found);
+		memset(e->copy, 0, sizeof(e->copy));
+		e->ncopies = 0;
+		e->n = row->n;
+		e->bytes = bytes;
+		add_copy(e, device, keys, epoch);
+		touched |= 1u << device;
+		row->kept = true;
+	}
+	for (d = 0; d < ndev; d++)
+		if (touched & (1u << d))
+			publish(d, count_nothing, 0);
+	return status;
+}
+
 /* A slot's request ended otherwise (abandoned, another kind): drop its put. */
 void
 service_cache_slot_done(int slot_index)

@@ -50,7 +50,8 @@ typedef enum ServiceRequestKind
 	REQ_STAGE_PUT,				/* one piece of a reduction's runs, kept on the device */
 	REQ_REDUCE,					/* reduce the staged runs, keep the result there */
 	REQ_STAGE_GET,				/* one piece of the staged result */
-	REQ_COUNT_BATCH				/* many pairs' counts in one launch (client_batch.c) */
+	REQ_COUNT_BATCH,			/* many pairs' counts in one launch (client_batch.c) */
+	REQ_CACHE_PUT_ROWS			/* whole stored arrays for the cache, many at once */
 } ServiceRequestKind;
 
 /* Answers to a REQ_SETOP with cached arguments, besides the status. */
@@ -123,6 +124,27 @@ typedef struct ServiceCachePutRequest
 	int64		total;
 	Size		off_keys;
 } ServiceCachePutRequest;
+
+/*
+ * REQ_CACHE_PUT_ROWS: nrows whole arrays (ServiceCachePutRow at off_rows,
+ * each one's keys at its off_keys), whose order the backend checked as it
+ * read them (the count batches check every row): put into the cache
+ * together on one device, one trip for them all; each answers kept.
+ */
+typedef struct ServiceCachePutRow
+{
+	SetopsCacheKey key;
+	int64		n;
+	Size		off_keys;
+	bool		kept;			/* the answer: the cache holds it */
+} ServiceCachePutRow;
+
+typedef struct ServiceCachePutRowsRequest
+{
+	SetopsKeyType key_type;
+	int64		nrows;
+	Size		off_rows;
+} ServiceCachePutRowsRequest;
 
 /*
  * REQ_BATCH: na / nb keys of A / B at off_a / off_b, npairs pairs'
@@ -199,6 +221,7 @@ typedef struct ServiceSlot
 		ServiceSetopRequest setop;
 		ServiceSortRequest sort;
 		ServiceCachePutRequest put;
+		ServiceCachePutRowsRequest put_rows;
 		ServiceBatchRequest batch;
 		ServiceStageRequest stage;
 	}			req;

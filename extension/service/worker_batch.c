@@ -17,14 +17,16 @@
 
 /*
  * The cached rows of a count batch: looked up (counted as hits or misses
- * unless a retry), and, when the cache holds every one, held on device
- * (their copies pinned there, or copied there from another device) with
- * their buffers in a_dev.  False with the missing rows marked and their
- * number in slot->cache_missing when it does not; an error status in
+ * unless a retry), and, when the cache holds every one, held on the device
+ * that holds most of their bytes (*device: the batch runs there; their
+ * copies pinned there, or copied there from another device) with their
+ * buffers in a_dev.  False with the missing rows marked and their number
+ * in slot->cache_missing when it does not (their puts hinted to that
+ * device, so that the batch's rows end up together); an error status in
  * *status.  holds[] gets what was held, for service_cache_release.
  */
 static bool
-hold_cached_rows(ServiceSlot *slot, int device, const void **a_dev, ServiceCacheHold *holds,
+hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCacheHold *holds,
 				 int64 *nheld, SetopsGpuStatus *status, char *errbuf, size_t errlen)
 {
 	const ServiceBatchRequest *r = &slot->req.batch;
@@ -32,7 +34,9 @@ hold_cached_rows(ServiceSlot *slot, int device, const void **a_dev, ServiceCache
 	ServiceCachedRow *c = (ServiceCachedRow *) (base + r->off_cached);
 	int64	   *a_len = (int64 *) (base + r->off_pairs) + r->npairs;
 	ServiceCacheRef *refs = palloc(sizeof(ServiceCacheRef) * r->ncached);
+	int64		held_bytes[SERVICE_MAX_DEVICES] = {0};
 	int64		i;
+	int			d;
 
 	*status = SETOPS_GPU_OK;
 	*nheld = 0;
@@ -50,11 +54,27 @@ hold_cached_rows(ServiceSlot *slot, int device, const void **a_dev, ServiceCache
 			*status = SETOPS_GPU_ERROR;
 		}
 		else
+		{
 			service_cache_touch(&refs[i]);	/* not evicted by the misses' puts */
+			for (d = 0; d < setops_service->ndevices && d < SERVICE_MAX_DEVICES; d++)
+				if (refs[i].devices & (1u << d))
+					held_bytes[d] += refs[i].n;
+		}
 	}
+	*device = 0;
+	for (d = 1; d < setops_service->ndevices && d < SERVICE_MAX_DEVICES; d++)
+		if (held_bytes[d] > held_bytes[*device])
+			*device = d;
+	/* (the puts of a batch's rows go where their first goes: a few hints) */
+	for (i = 0, d = 0; i < r->ncached && slot->cache_missing > 0 && d < 8; i++)
+		if (c[i].missing)
+		{
+			service_cache_hint(&c[i].key, *device);
+			d++;
+		}
 	for (i = 0; i < r->ncached && slot->cache_missing == 0 && *status == SETOPS_GPU_OK; i++)
 	{
-		*status = service_cache_hold(&refs[i], device, &holds[i], &a_dev[c[i].pair],
+		*status = service_cache_hold(&refs[i], *device, &holds[i], &a_dev[c[i].pair],
 									 errbuf, errlen);
 		if (*status == SETOPS_GPU_OK)
 			(*nheld)++;
@@ -80,6 +100,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	ServiceCacheHold *holds = NULL;
 	int64		nheld = 0,
 				i;
+	int			device = 0;
 
 	memset(&args, 0, sizeof(args));
 	args.op = r->op;
@@ -105,7 +126,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	{
 		a_dev = palloc0(sizeof(void *) * np);
 		holds = palloc0(sizeof(ServiceCacheHold) * r->ncached);
-		if (!hold_cached_rows(slot, 0, a_dev, holds, &nheld, &status, errbuf, errlen))
+		if (!hold_cached_rows(slot, &device, a_dev, holds, &nheld, &status, errbuf, errlen))
 		{
 			for (i = 0; i < nheld; i++)
 				service_cache_release(&holds[i]);
@@ -115,7 +136,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		}
 		args.a_dev = a_dev;
 	}
-	status = service_device->use(0, errbuf, errlen);
+	status = service_device->use(device, errbuf, errlen);
 	if (status == SETOPS_GPU_OK && slot->kind == REQ_COUNT_BATCH)
 		status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
 	else if (status == SETOPS_GPU_OK)
