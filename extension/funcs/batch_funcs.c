@@ -366,10 +366,16 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 				continue;
 			if (b_side && call->b_stable)
 			{
-				/* a stable B: any row's is every row's, fetched once */
+				/*
+				 * A stable B: any row's is every row's, fetched once, into
+				 * the chunk's context (its keys are read in place and serve
+				 * every row: in the row's context the next row freed them)
+				 */
 				if (!stable_fetched[i])
 				{
+					MemoryContextSwitchTo(st->cxt);
 					stable_arg[i] = fetch_arg(winobj, i, r, &stable_null[i], NULL);
+					MemoryContextSwitchTo(st->rowcxt);
 					stable_fetched[i] = true;
 				}
 				arg[i] = stable_arg[i];

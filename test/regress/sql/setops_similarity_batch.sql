@@ -143,6 +143,20 @@ FROM (VALUES (1, '{1,3,2}'::int4[], '{7,8}'::int4[])) v(id, a, b);
 SELECT id, array_overlaps_batch(a, b) OVER (ORDER BY id)
 FROM (VALUES (1, '{1,3,2}'::int4[], '{1}'::int4[]), (2, '{5}', '{5}'), (3, '{5}', '{6}')) v(id, a, b);
 SELECT array_overlaps('{1,3,2}'::int4[], '{1}'::int4[]);
+-- a constant B is read once for the chunk: with the first row answered
+-- while read (overlaps over an order break; a large stored row, so that
+-- what it reads reuses memory) B must still be there for the rows after
+-- it, the sorted ones and those out of order (a key in both answers true)
+CREATE TEMP TABLE ov_rows (id int, a int4[]);
+ALTER TABLE ov_rows ALTER a SET STORAGE EXTERNAL;
+INSERT INTO ov_rows VALUES
+  (1, '{1,5}'::int4[] || array(SELECT generate_series(100, 10000)) || 3 || array(SELECT generate_series(20000, 25000))),
+  (2, array(SELECT generate_series(1, 9000))), (3, '{5,2,1}'), (4, '{6,2,1}'), (5, '{7,8}'),
+  (6, array(SELECT generate_series(2, 9000, 2)));
+SELECT id, array_overlaps(a, '{5,6}'::int4[]) AS per_row,
+       array_overlaps_batch(a, '{5,6}'::int4[]) OVER (ORDER BY id) AS batch
+FROM ov_rows ORDER BY id;
+DROP TABLE ov_rows;
 -- NULL elements and several dimensions, packed with an unsorted array
 SELECT array_union_count_batch(a, b) OVER () FROM (VALUES ('{1,NULL}'::int4[], '{1}'::int4[])) v(a, b);
 SELECT array_union_count('{1,NULL}'::int4[], '{1}'::int4[]);
