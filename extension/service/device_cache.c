@@ -485,6 +485,20 @@ service_cache_touch(const ServiceCacheRef *ref)
 			dlist_move_head(&lru[d], &e->copy[d].lru);
 }
 
+/*
+ * Whether ref's array has a copy on device now.  A request holding several
+ * arrays holds those first (service_cache_hold pins them), so that copying
+ * the others there, which may evict to make room, cannot evict them: the
+ * last copy of an array not yet held would go, and its entry with it.
+ */
+bool
+service_cache_on(const ServiceCacheRef *ref, int device)
+{
+	CacheEntry *e = hash_search(entries, &ref->key, HASH_FIND, NULL);
+
+	return e != NULL && e->copy[device].keys != NULL;
+}
+
 /* When key is put, it should go to device (a request meets a copy there). */
 void
 service_cache_hint(const SetopsCacheKey *key, int device)

@@ -317,7 +317,8 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	ServiceCacheRef a_ref,
 				b_ref;
-	bool		count = !r->cache_retry;
+	bool		count = !r->cache_retry,
+				b_first;
 	SetopsGpuSetopArgs args;
 	ServiceJob *job;
 
@@ -380,10 +381,16 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	/* on its device, the cached keys held there, by an executor */
 	job = service_exec_job(slot_index);
 	job->device = choose_device(r->a_cached ? &a_ref : NULL, r->b_cached ? &b_ref : NULL);
-	if (r->a_cached)
+	/* (one already there held first: copying the other there cannot evict it) */
+	b_first = r->a_cached && r->b_cached && !service_cache_on(&a_ref, job->device) &&
+		service_cache_on(&b_ref, job->device);
+	if (b_first)
+		status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
+									errbuf, errlen);
+	if (status == SETOPS_GPU_OK && r->a_cached)
 		status = service_cache_hold(&a_ref, job->device, &job->holds[0], &args.a_dev,
 									errbuf, errlen);
-	if (status == SETOPS_GPU_OK && r->b_cached)
+	if (status == SETOPS_GPU_OK && r->b_cached && !b_first)
 		status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
 									errbuf, errlen);
 	if (status != SETOPS_GPU_OK)

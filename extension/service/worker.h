@@ -49,6 +49,7 @@ extern SetopsGpuStatus service_cache_put(ServiceSlot *slot, int slot_index,
 extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref);
 extern void service_cache_hint(const SetopsCacheKey *key, int device);
 extern void service_cache_touch(const ServiceCacheRef *ref);
+extern bool service_cache_on(const ServiceCacheRef *ref, int device);
 extern SetopsGpuStatus service_cache_hold(const ServiceCacheRef *ref, int device,
 										  ServiceCacheHold *hold, const void **keys,
 										  char *errbuf, size_t errlen);

@@ -72,13 +72,21 @@ hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCach
 			service_cache_hint(&c[i].key, *device);
 			d++;
 		}
-	for (i = 0; i < r->ncached && slot->cache_missing == 0 && *status == SETOPS_GPU_OK; i++)
-	{
-		*status = service_cache_hold(&refs[i], *device, &holds[i], &a_dev[c[i].pair],
-									 errbuf, errlen);
-		if (*status == SETOPS_GPU_OK)
-			(*nheld)++;
-	}
+	/*
+	 * The rows already on the device held (pinned) first, then the others
+	 * copied there: making room for a copy cannot evict a row not yet held.
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (i = 0; i < r->ncached && slot->cache_missing == 0 && *status == SETOPS_GPU_OK; i++)
+		{
+			if (holds[i].pinned || holds[i].temp != NULL ||
+				(pass == 0 && !service_cache_on(&refs[i], *device)))
+				continue;
+			*status = service_cache_hold(&refs[i], *device, &holds[i], &a_dev[c[i].pair],
+										 errbuf, errlen);
+			if (*status == SETOPS_GPU_OK)
+				(*nheld)++;
+		}
 	pfree(refs);
 	return slot->cache_missing == 0 && *status == SETOPS_GPU_OK;
 }
@@ -128,7 +136,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		holds = palloc0(sizeof(ServiceCacheHold) * r->ncached);
 		if (!hold_cached_rows(slot, &device, a_dev, holds, &nheld, &status, errbuf, errlen))
 		{
-			for (i = 0; i < nheld; i++)
+			for (i = 0; i < r->ncached; i++)
 				service_cache_release(&holds[i]);
 			pfree(a_dev);
 			pfree(holds);
@@ -141,7 +149,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
 	else if (status == SETOPS_GPU_OK)
 		status = service_device->setop_batch(&args, errbuf, errlen);
-	for (i = 0; i < nheld; i++)
+	for (i = 0; holds != NULL && i < r->ncached; i++)
 		service_cache_release(&holds[i]);
 	if (a_dev)
 	{
