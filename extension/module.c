@@ -225,6 +225,18 @@ _PG_init(void)
 								 PGC_POSTMASTER,
 								 GUC_NOT_IN_SAMPLE,
 								 NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_emulate_devices",
+								"Devices the emulated GPU service shows "
+								"(setops.service_emulate).",
+								"Each the CPU engine, its buffers in the worker's memory: "
+								"for testing what the service does with several GPUs "
+								"(placement, copies between devices, splits).",
+								&setops_service_emulate_devices,
+								1,
+								1, 4,
+								PGC_POSTMASTER,
+								GUC_NOT_IN_SAMPLE,
+								NULL, NULL, NULL);
 		DefineCustomIntVariable("setops.gpu_cache_size",
 								"Device memory the GPU service keeps stored arrays in (MB).",
 								"Large stored arrays are kept on the device, keyed by their "

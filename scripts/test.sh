@@ -28,7 +28,9 @@
 #      suites of 2 in gpu mode, many sessions at once
 #      (test/service/concurrency.sh), the GPU machine's pgchecks and
 #      service steps (test/gpu/pg_gpu_checks.sh, pg_service_checks.sh) and
-#      the sharded suite in gpu mode.
+#      the sharded suite in gpu mode; then with two emulated devices
+#      (setops.service_emulate_devices = 2): pg_regress, pgTAP 08, 09, 13
+#      and 15 in gpu mode, and many sessions at once.
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
@@ -97,9 +99,10 @@ run_modes() {		# label, modes...
 		run_suite "pg_regress, setops.device=$mode$label" \
 			${SETOPS_TEST_RUN_AS:-} make -s installcheck PG_CONFIG="$PG_CONFIG" PGOPTIONS="$PGOPTIONS"
 		[ -f test/regress/regression.diffs ] && head -c 20000 test/regress/regression.diffs
-		run_suite "pgTAP, setops.device=$mode$label" pg_prove -d setops_tap --failures test/pgtap/*.sql
+		# shellcheck disable=SC2086
+		run_suite "pgTAP, setops.device=$mode$label" pg_prove -d setops_tap --failures ${tap_files:-test/pgtap/*.sql}
 		unset PGOPTIONS
-		[ "${SETOPS_TEST_BENCH:-1}" = 1 ] &&
+		[ "${SETOPS_TEST_BENCH:-1}" = 1 ] && [ -z "${tap_files:-}" ] &&
 			run_suite "benchmarks (smoke), setops.device=$mode$label" bash test/bench/smoke.sh "$mode"
 	done
 }
@@ -137,6 +140,16 @@ if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 	run_suite "the service stopped mid-request, and its recovery (GPU service, emulated)" \
 		env OUT="$CLUSTER_DIR/gpu-checks" bash test/gpu/pg_service_checks.sh
 	modes="$modes, gpu through the GPU service (emulated)"
+	# two emulated devices: what the service does with several GPUs
+	# (placement, copies between devices, a count batch on the device that
+	# holds its rows, independent requests on both), the GPU host's paths
+	stop_cluster
+	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_emulate_devices=2 -c setops.service_memory=64MB" \
+		SETOPS_SERVER_CONF="setops.gpu_cache_size = 2MB" start_cluster
+	tap_files="test/pgtap/08_service.sql test/pgtap/09_batch.sql test/pgtap/13_counts.sql test/pgtap/15_similarity_batch.sql" \
+		run_modes " (GPU service, emulated, 2 devices)" gpu
+	run_suite "many sessions at once through the GPU service (emulated, 2 devices)" bash test/service/concurrency.sh
+	modes="$modes, and with 2 emulated devices"
 	# each of the three servers with a GPU service of its own
 	SETOPS_SHARD_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
 		run_suite "sharded cluster, setops.device=gpu (each server's GPU service, emulated)" \

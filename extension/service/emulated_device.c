@@ -27,22 +27,24 @@
 #include "engine/cpu/engine.h"
 #include "engine/cpu/packed_codec.h"
 
+/* setops.service_emulate_devices of them, alike */
 static int
 emu_count(char *errbuf, size_t errlen)
 {
-	return 1;
+	return setops_service_emulate_devices;
 }
 
 /* The figures the service publishes for it. */
 static SetopsGpuStatus
 emu_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
 {
-	if (index != 0)
+	if (index < 0 || index >= setops_service_emulate_devices)
 	{
 		snprintf(errbuf, errlen, "no device %d", index);
 		return SETOPS_GPU_UNAVAILABLE;
 	}
 	memset(info, 0, sizeof(*info));
+	info->index = index;
 	snprintf(info->name, sizeof(info->name), "CPU engine (setops.service_emulate)");
 	/* the transfer arena stands in for device memory */
 	info->total_memory = info->free_memory = setops_service->slot_bytes * setops_service->nslots;
@@ -258,7 +260,7 @@ emu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 		statuses[i] = emu_setop(args[i], errbufs[i], SETOPS_GPU_ERRLEN);
 }
 
-/* One device: the parts are the whole. */
+/* Every device is the CPU engine: the parts are the whole. */
 static SetopsGpuStatus
 emu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
 				  const double *weights, char *errbuf, size_t errlen)

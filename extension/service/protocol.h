@@ -306,6 +306,7 @@ service_free_slot(ServiceSlot *slot)
 extern int	setops_service_memory_mb;
 extern int	setops_service_slots;
 extern bool setops_service_emulate;
+extern int	setops_service_emulate_devices;
 /* PGC_SIGHUP: MB of device memory for cached arrays; -1 a quarter of it */
 extern int	setops_gpu_cache_size_mb;
 /* PGC_SIGHUP: relative weights of the devices ("" : their free memory) */

@@ -48,6 +48,7 @@ int			setops_service_memory_mb = 1024;
 char	   *setops_device_weights = NULL;
 int			setops_service_slots = -1;
 bool		setops_service_emulate = false;
+int			setops_service_emulate_devices = 1;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
