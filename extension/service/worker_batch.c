@@ -27,7 +27,7 @@
  */
 static bool
 hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCacheHold *holds,
-				 int64 *nheld, SetopsGpuStatus *status, char *errbuf, size_t errlen)
+				 SetopsGpuStatus *status, char *errbuf, size_t errlen)
 {
 	const ServiceBatchRequest *r = &slot->req.batch;
 	char	   *base = service_slot_data(slot);
@@ -39,7 +39,6 @@ hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCach
 	int			d;
 
 	*status = SETOPS_GPU_OK;
-	*nheld = 0;
 	for (i = 0; i < r->ncached; i++)
 	{
 		c[i].missing = !service_cache_lookup(&c[i].key, !r->cache_retry, &refs[i]);
@@ -84,8 +83,6 @@ hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCach
 				continue;
 			*status = service_cache_hold(&refs[i], *device, &holds[i], &a_dev[c[i].pair],
 										 errbuf, errlen);
-			if (*status == SETOPS_GPU_OK)
-				(*nheld)++;
 		}
 	pfree(refs);
 	return slot->cache_missing == 0 && *status == SETOPS_GPU_OK;
@@ -106,8 +103,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	SetopsGpuStatus status;
 	const void **a_dev = NULL;
 	ServiceCacheHold *holds = NULL;
-	int64		nheld = 0,
-				i;
+	int64		i;
 	int			device = 0;
 
 	memset(&args, 0, sizeof(args));
@@ -134,7 +130,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	{
 		a_dev = palloc0(sizeof(void *) * np);
 		holds = palloc0(sizeof(ServiceCacheHold) * r->ncached);
-		if (!hold_cached_rows(slot, &device, a_dev, holds, &nheld, &status, errbuf, errlen))
+		if (!hold_cached_rows(slot, &device, a_dev, holds, &status, errbuf, errlen))
 		{
 			for (i = 0; i < r->ncached; i++)
 				service_cache_release(&holds[i]);

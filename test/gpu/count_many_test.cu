@@ -384,45 +384,51 @@ count_batch_round(int bi, bool full)
 		std::vector<size_t> at(np, 0);
 		bool		one = np > 1000;
 
-		for (i = 0; i < np; i += 3)
-		{
-			std::vector<char> own;
+		/* keys onto the device, a buffer of their own (NULL: failed, said) */
+		auto		upload = [&](const std::vector<char> &keys) -> void * {
 			void	   *dev = NULL;
 
+			if (setops_gpu_buffer_alloc(keys.size(), &dev, err, sizeof(err)) != SETOPS_GPU_OK ||
+				setops_gpu_buffer_write(dev, 0, keys.data(), keys.size(), err, sizeof(err)) != SETOPS_GPU_OK)
+			{
+				printf("FAIL count batch %d: device rows: %s\n", bi, err);
+				failures++;
+				if (dev)
+					setops_gpu_buffer_free(dev);
+				return NULL;
+			}
+			buffers.push_back(dev);
+			return dev;
+		};
+
+		for (i = 0; i < np; i += 3)
+		{
 			if (!one)
 			{
+				std::vector<char> own;
+
 				append_keys(own, rows[i], ks, true);
-				if (setops_gpu_buffer_alloc(own.size(), &dev, err, sizeof(err)) != SETOPS_GPU_OK ||
-					setops_gpu_buffer_write(dev, 0, own.data(), own.size(), err, sizeof(err)) != SETOPS_GPU_OK)
-				{
-					printf("FAIL count batch %d: a device row: %s\n", bi, err);
-					failures++;
-					return;
-				}
-				buffers.push_back(dev);
-				a_dev[i] = dev;
+				if ((a_dev[i] = upload(own)) == NULL)
+					break;
 			}
 			else
-			{
 				at[i] = (size_t) append_keys(arena, rows[i], ks, true) * ks;
-			}
 			a_start[i] = -5;	/* unused */
 		}
 		if (one)
 		{
-			void	   *dev = NULL;
+			const char *dev;
 
 			arena.resize(arena.size() + 16);
-			if (setops_gpu_buffer_alloc(arena.size(), &dev, err, sizeof(err)) != SETOPS_GPU_OK ||
-				setops_gpu_buffer_write(dev, 0, arena.data(), arena.size(), err, sizeof(err)) != SETOPS_GPU_OK)
-			{
-				printf("FAIL count batch %d: the device rows: %s\n", bi, err);
-				failures++;
-				return;
-			}
-			buffers.push_back(dev);
-			for (i = 0; i < np; i += 3)
-				a_dev[i] = (const char *) dev + at[i];
+			if ((dev = (const char *) upload(arena)) != NULL)
+				for (i = 0; i < np; i += 3)
+					a_dev[i] = dev + at[i];
+		}
+		if (buffers.size() != (one ? 1 : (size_t) (np + 2) / 3))
+		{
+			for (void *dev : buffers)
+				setops_gpu_buffer_free(dev);
+			return;
 		}
 	}
 	args.a_dev = on_device ? a_dev.data() : NULL;
