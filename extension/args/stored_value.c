@@ -10,10 +10,13 @@
  * this backend (the CPU engine, a miss) reads them when it asks for their
  * form (keys_form.c).
  *
- * The identity costs one index probe of the TOAST table for the value's
- * first chunk, whose inserting transaction and place tell apart values
- * that reuse a value id, and whose bytes hold the array's header (so the
- * element count is known without reading the rest).
+ * The identity is read from the value's first chunk, whose inserting
+ * transaction and place tell apart values that reuse a value id, and whose
+ * bytes hold the array's header (so the element count is known without
+ * reading the rest).  The first time, that costs an index probe of the
+ * TOAST table; the backend then remembers where the chunk was, and the
+ * next identity of the same value is one heap fetch at that place (a
+ * repeated query over a table of sets makes one such call per row).
  */
 #include "postgres.h"
 
@@ -31,10 +34,12 @@
 #include "utils/builtins.h"
 #include "utils/array.h"
 #include "utils/fmgroids.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "storage/bufmgr.h"
 
 #include "setops.h"
 #include "args/args.h"
@@ -54,14 +59,15 @@ typedef struct ToastScan
 	SysScanDesc scan;
 } ToastScan;
 
-/* first_only: chunk 0 alone (one index probe) */
+/* first_only: chunk 0 alone (one index probe); rel is the open TOAST table */
 static void
-toast_scan_begin(ToastScan *ts, const struct varatt_external *pointer, bool first_only)
+toast_scan_begin(ToastScan *ts, Relation rel, const struct varatt_external *pointer,
+				 bool first_only)
 {
 	ScanKeyData scankey[2];
 	int			valid;
 
-	ts->rel = table_open(pointer->va_toastrelid, AccessShareLock);
+	ts->rel = rel;
 	valid = toast_open_indexes(ts->rel, AccessShareLock, &ts->idxs, &ts->nidxs);
 	ScanKeyInit(&scankey[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
 				ObjectIdGetDatum(pointer->va_valueid));
@@ -73,26 +79,23 @@ toast_scan_begin(ToastScan *ts, const struct varatt_external *pointer, bool firs
 }
 
 /*
- * The next chunk: its tuple, number and bytes; NULL at the end.  *len is
- * -1 for a chunk in a form no chunk is written in (NULL, compressed or
- * external): the caller decides what that means.
+ * A chunk tuple's number and bytes.  *len is -1 for a chunk in a form no
+ * chunk is written in (NULL, compressed or external): the caller decides
+ * what that means.
  */
-static HeapTuple
-toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
+static void
+chunk_fields(HeapTuple tuple, TupleDesc desc, int32 *seq, const char **data, int *len)
 {
-	HeapTuple	tuple = systable_getnext_ordered(ts->scan, ForwardScanDirection);
 	bool		isnull;
 	Pointer		chunk;
 
-	if (tuple == NULL)
-		return NULL;
 	*len = -1;
-	*seq = DatumGetInt32(fastgetattr(tuple, 2, ts->rel->rd_att, &isnull));
+	*seq = DatumGetInt32(fastgetattr(tuple, 2, desc, &isnull));
 	if (isnull)
-		return tuple;
-	chunk = DatumGetPointer(fastgetattr(tuple, 3, ts->rel->rd_att, &isnull));
+		return;
+	chunk = DatumGetPointer(fastgetattr(tuple, 3, desc, &isnull));
 	if (isnull)
-		return tuple;
+		return;
 	if (!VARATT_IS_EXTENDED(chunk))
 	{
 		*data = VARDATA(chunk);
@@ -103,15 +106,138 @@ toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
 		*data = VARDATA_SHORT(chunk);
 		*len = VARSIZE_SHORT(chunk) - VARHDRSZ_SHORT;
 	}
+}
+
+/* The next chunk: its tuple, number and bytes (chunk_fields); NULL at the end. */
+static HeapTuple
+toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
+{
+	HeapTuple	tuple = systable_getnext_ordered(ts->scan, ForwardScanDirection);
+
+	if (tuple != NULL)
+		chunk_fields(tuple, ts->rel->rd_att, seq, data, len);
 	return tuple;
 }
 
+/* Ends the scan; the TOAST table stays open (its opener closes it). */
 static void
 toast_scan_end(ToastScan *ts)
 {
 	systable_endscan_ordered(ts->scan);
 	toast_close_indexes(ts->idxs, ts->nidxs, AccessShareLock);
-	table_close(ts->rel, AccessShareLock);
+}
+
+/*
+ * Where this backend last found a stored value's first chunk.  Only a
+ * hint: a fetch at the place counts only if the tuple there is visible and
+ * is chunk 0 of the same value id.  No two stored values share a value id
+ * while either has a tuple in the table (a new id is checked against every
+ * tuple, dead or alive), so that tuple is the one the index would give.
+ */
+typedef struct Chunk0PlaceKey
+{
+	Oid			toastrelid;
+	Oid			valueid;
+} Chunk0PlaceKey;
+
+typedef struct Chunk0Place
+{
+	Chunk0PlaceKey key;
+	Oid			relfilenode;
+	BlockNumber block;
+	OffsetNumber offset;
+} Chunk0Place;
+
+/* about 20 MB at most; when full, forgotten all at once and learnt again */
+#define CHUNK0_PLACES_MAX (256 * 1024)
+
+static HTAB *chunk0_places = NULL;
+
+static Chunk0Place *
+chunk0_place(const struct varatt_external *pointer, bool enter)
+{
+	Chunk0PlaceKey key;
+	bool		found;
+
+	if (chunk0_places == NULL || (enter && hash_get_num_entries(chunk0_places) >= CHUNK0_PLACES_MAX))
+	{
+		HASHCTL		ctl;
+
+		if (chunk0_places != NULL)
+			hash_destroy(chunk0_places);
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Chunk0PlaceKey);
+		ctl.entrysize = sizeof(Chunk0Place);
+		ctl.hcxt = TopMemoryContext;
+		chunk0_places = hash_create("setops chunk 0 places", 1024, &ctl,
+									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key.toastrelid = pointer->va_toastrelid;
+	key.valueid = pointer->va_valueid;
+	return hash_search(chunk0_places, &key, enter ? HASH_ENTER : HASH_FIND, &found);
+}
+
+static Oid
+rel_filenode(Relation rel)
+{
+#if PG_VERSION_NUM >= 160000
+	return rel->rd_locator.relNumber;
+#else
+	return rel->rd_node.relNode;
+#endif
+}
+
+/* The identity's fields and head bytes from chunk 0's tuple. */
+static void
+identity_from_chunk0(HeapTuple tuple, const char *data, int len, SetopsCacheKey *key,
+					 char *head, int *head_len)
+{
+	*head_len = Min(len, HEAD_BYTES);
+	memcpy(head, data, *head_len);
+	key->chunk0_xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
+	key->chunk0_block = ItemPointerGetBlockNumber(&tuple->t_self);
+	key->chunk0_offset = ItemPointerGetOffsetNumber(&tuple->t_self);
+}
+
+/*
+ * The identity from chunk 0 at its remembered place (one heap fetch);
+ * false when there is no place, or the tuple there is not that chunk.
+ */
+static bool
+identity_at_place(Relation rel, const struct varatt_external *pointer, SetopsCacheKey *key,
+				  char *head, int *head_len)
+{
+	Chunk0Place *place = chunk0_place(pointer, false);
+	SnapshotData snapshot;
+	HeapTupleData tuple;
+	Buffer		buffer;
+	bool		isnull;
+	int32		seq;
+	const char *data;
+	int			len;
+	bool		found = false;
+
+	/* (a block past the end, after a truncation, would be an ERROR to read) */
+	if (place == NULL || place->relfilenode != rel_filenode(rel) ||
+		place->block >= RelationGetNumberOfBlocks(rel))
+		return false;
+	init_toast_snapshot(&snapshot);
+	ItemPointerSet(&tuple.t_self, place->block, place->offset);
+	if (!heap_fetch(rel, &snapshot, &tuple, &buffer, false))
+		return false;
+	if (DatumGetObjectId(fastgetattr(&tuple, 1, rel->rd_att, &isnull)) == pointer->va_valueid &&
+		!isnull)
+	{
+		chunk_fields(&tuple, rel->rd_att, &seq, &data, &len);
+		if (seq == 0 && len >= 0)
+		{
+			identity_from_chunk0(&tuple, data, len, key, head, head_len);
+			found = true;
+		}
+	}
+	ReleaseBuffer(buffer);
+	return found;
 }
 
 /*
@@ -123,11 +249,13 @@ static bool
 toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_len)
 {
 	struct varatt_external toast_pointer;
+	Relation	rel;
 	ToastScan	ts;
 	HeapTuple	tuple;
 	int32		seq;
 	const char *data;
 	int			len;
+	bool		found;
 
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptr);
 	memset(key, 0, sizeof(*key));
@@ -137,25 +265,27 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	key->extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
 	*head_len = 0;
 
-	toast_scan_begin(&ts, &toast_pointer, true);
-#if PG_VERSION_NUM >= 160000
-	key->relfilenode = ts.rel->rd_locator.relNumber;
-#else
-	key->relfilenode = ts.rel->rd_node.relNode;
-#endif
-	tuple = toast_scan_next(&ts, &seq, &data, &len);
-	if (tuple != NULL && len < 0)
-		tuple = NULL;			/* not found, as far as the identity goes */
-	if (tuple != NULL)
+	rel = table_open(toast_pointer.va_toastrelid, AccessShareLock);
+	key->relfilenode = rel_filenode(rel);
+	found = identity_at_place(rel, &toast_pointer, key, head, head_len);
+	if (!found)
 	{
-		*head_len = Min(len, HEAD_BYTES);
-		memcpy(head, data, *head_len);
-		key->chunk0_xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
-		key->chunk0_block = ItemPointerGetBlockNumber(&tuple->t_self);
-		key->chunk0_offset = ItemPointerGetOffsetNumber(&tuple->t_self);
+		toast_scan_begin(&ts, rel, &toast_pointer, true);
+		tuple = toast_scan_next(&ts, &seq, &data, &len);
+		found = tuple != NULL && len >= 0;	/* else not found, as far as the identity goes */
+		if (found)
+		{
+			Chunk0Place *place = chunk0_place(&toast_pointer, true);
+
+			identity_from_chunk0(tuple, data, len, key, head, head_len);
+			place->relfilenode = key->relfilenode;
+			place->block = key->chunk0_block;
+			place->offset = key->chunk0_offset;
+		}
+		toast_scan_end(&ts);
 	}
-	toast_scan_end(&ts);
-	return tuple != NULL;
+	table_close(rel, AccessShareLock);
+	return found;
 }
 
 /*
@@ -244,7 +374,7 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 		return false;
 	nchunks = (extsize - 1) / TOAST_MAX_CHUNK_SIZE + 1;
 
-	toast_scan_begin(&ts, &pointer, false);
+	toast_scan_begin(&ts, table_open(pointer.va_toastrelid, AccessShareLock), &pointer, false);
 	while ((tuple = toast_scan_next(&ts, &seq, &data, &len)) != NULL)
 	{
 		int			expected_len = seq < nchunks - 1 ? TOAST_MAX_CHUNK_SIZE :
@@ -273,6 +403,7 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 				 errmsg_internal("missing chunk number %d for toast value %u in %s",
 								 expected, pointer.va_valueid, RelationGetRelationName(ts.rel))));
 	toast_scan_end(&ts);
+	table_close(ts.rel, AccessShareLock);
 	if (dst == NULL || tuple != NULL)
 		return false;
 	*keys = dst;

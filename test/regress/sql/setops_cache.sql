@@ -150,3 +150,36 @@ SELECT array_overlaps(pg_temp.built(1, 3, 2), '{7,8}'::int4[]);
 
 SELECT within_capacity FROM pg_temp.cache();
 DROP TABLE cache_t, cache_bad, cache_reuse;
+
+-- A value's identity is read the second time from where its first chunk
+-- was found (one heap fetch instead of an index probe).  It must equal
+-- what a new session finds through the index, also when that place has
+-- gone stale: the values deleted, the TOAST table vacuumed (and cut
+-- short), their ids reused by values stored elsewhere.
+CREATE TABLE cache_place (id int, k int4[]);
+ALTER TABLE cache_place ALTER k SET STORAGE EXTERNAL;
+INSERT INTO cache_place
+SELECT r, ARRAY(SELECT i * r FROM generate_series(1, 20000) i) FROM generate_series(1, 3) r;
+SELECT string_agg(pg_temp.stored_identity(k), ',' ORDER BY id) AS place1,
+       min(split_part(pg_temp.stored_identity(k), ' ', 3)) FILTER (WHERE id = 1) AS v1,
+       min(split_part(pg_temp.stored_identity(k), ' ', 3)) FILTER (WHERE id = 3) AS v3
+FROM cache_place \gset
+SELECT string_agg(pg_temp.stored_identity(k), ',' ORDER BY id) = :'place1' AS remembered_same
+FROM cache_place;
+DELETE FROM cache_place;
+VACUUM cache_place;
+SELECT pg_temp.set_next_oid(:'v3');
+INSERT INTO cache_place SELECT 3, ARRAY(SELECT i * 7 FROM generate_series(1, 20000) i);
+SELECT pg_temp.set_next_oid(:'v1');
+INSERT INTO cache_place SELECT 1, ARRAY(SELECT i * 5 FROM generate_series(1, 20000) i);
+SELECT string_agg(pg_temp.stored_identity(k), ',' ORDER BY id) AS place2,
+       string_agg(split_part(pg_temp.stored_identity(k), ' ', 3), ',' ORDER BY id)
+         = :'v1' || ',' || :'v3' AS value_ids_reused
+FROM cache_place \gset
+SELECT :'value_ids_reused' AS value_ids_reused, :'place2' <> :'place1' AS identities_differ;
+\c
+CREATE FUNCTION pg_temp.stored_identity(anyelement) RETURNS text
+    AS '$libdir/setops', 'setops_test_stored_identity' LANGUAGE C STRICT;
+SELECT string_agg(pg_temp.stored_identity(k), ',' ORDER BY id) = :'place2' AS index_finds_same
+FROM cache_place;
+DROP TABLE cache_place;
