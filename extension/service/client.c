@@ -132,12 +132,8 @@ abandon_slot(ServiceSlot *slot)
 
 	pg_atomic_write_u32(&slot->abandoned, 1);
 	pg_memory_barrier();
-	if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
-	{
-		expected = SLOT_CLAIMED;
-		if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
-			return;				/* the worker has it, and frees it */
-	}
+	if (!service_free_from(slot, expected) && !service_free_from(slot, SLOT_CLAIMED))
+		return;					/* the worker has it, and frees it */
 	ConditionVariableBroadcast(&setops_service->slot_freed);
 }
 
@@ -222,12 +218,9 @@ client_subxact_abort(SubXactEvent event, SubTransactionId my_subid,
 		release_slot();
 }
 
-/* Claim a free slot, or NULL when all are busy. */
-static ServiceSlot *
-try_claim_slot(void)
+static void
+client_callbacks(void)
 {
-	int			i;
-
 	if (!exit_callback_set)
 	{
 		before_shmem_exit(client_exit, (Datum) 0);
@@ -235,6 +228,15 @@ try_claim_slot(void)
 		RegisterSubXactCallback(client_subxact_abort, NULL);
 		exit_callback_set = true;
 	}
+}
+
+/* Claim a free slot, or NULL when all are busy. */
+static ServiceSlot *
+try_claim_slot(void)
+{
+	int			i;
+
+	client_callbacks();
 	for (i = 0; i < setops_service->nslots; i++)
 	{
 		ServiceSlot *slot = &setops_service->slots[(MyProcPid + i) % setops_service->nslots];
@@ -243,6 +245,7 @@ try_claim_slot(void)
 		if (pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
 		{
 			pg_atomic_write_u32(&slot->abandoned, 0);
+			slot->span = 1;
 			return slot;
 		}
 	}
@@ -268,6 +271,87 @@ claim_slot(void)
 		/* woken when one is freed (at the latest after 100 ms; interruptible) */
 		(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L, PG_WAIT_EXTENSION);
 	}
+}
+
+/*
+ * The most slots one request may span: half of them, so that a large
+ * request leaves room for the others.
+ */
+static int
+max_span(void)
+{
+	return Max(setops_service->nslots / 2, 1);
+}
+
+/* k adjacent free slots, the first holding the request; NULL if none. */
+static ServiceSlot *
+try_claim_span(int k)
+{
+	int			start = 0;
+
+	client_callbacks();
+	while (start + k <= setops_service->nslots)
+	{
+		ServiceSlot *first = &setops_service->slots[start];
+		int			j;
+
+		for (j = 0; j < k; j++)
+		{
+			uint32		expected = SLOT_FREE;
+
+			if (!pg_atomic_compare_exchange_u32(&first[j].state, &expected, SLOT_CLAIMED))
+				break;
+		}
+		if (j == k)
+		{
+			pg_atomic_write_u32(&first->abandoned, 0);
+			first->span = k;
+			return first;
+		}
+		/* give back those taken; the next try starts past the busy one */
+		for (int i = 0; i < j; i++)
+			pg_atomic_write_u32(&first[i].state, SLOT_FREE);
+		if (j > 0)
+			ConditionVariableBroadcast(&setops_service->slot_freed);
+		start += j + 1;
+	}
+	return NULL;
+}
+
+/*
+ * Slots for a request of bytes in one piece: adjacent slots, whose parts
+ * of the arena are adjacent too, so that an operation larger than a slot
+ * (a stored argument answered from the device cache with a large result,
+ * say) still goes in one request.  NULL when it needs more than
+ * max_span() slots, or no such run of slots frees up within about 200 ms
+ * (under load, small requests hold most slots): the caller then goes in
+ * chunks through one slot.
+ */
+static ServiceSlot *
+claim_span(Size bytes)
+{
+	int			k = (int) Min((bytes + setops_service->slot_bytes - 1) / setops_service->slot_bytes,
+							  (Size) INT_MAX);
+
+	if (k <= 1)
+		return claim_slot();
+	if (k > max_span())
+		return NULL;
+	release_slot();
+	for (int tries = 0; tries < 3; tries++)
+	{
+		ServiceSlot *slot = try_claim_span(k);
+
+		if (slot != NULL)
+		{
+			ConditionVariableCancelSleep();
+			my_slot = slot;
+			return slot;
+		}
+		(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return NULL;
 }
 
 /* Hand the slot's request to the worker; the answer is awaited by wait_done. */
@@ -448,6 +532,45 @@ does_not_fit(Size bytes, char *errbuf, size_t errlen)
 	return SETOPS_GPU_TOO_LARGE;
 }
 
+/* Output room of a chunk of na x nb keys: a count brings back 8 bytes, no outputs. */
+static int64
+setop_room(const SetopsGpuSetopArgs *args, int64 na, int64 nb)
+{
+	return args->count_mode ? 0 : setop_output_bound(args->op, na, nb);
+}
+
+/*
+ * The offsets of a chunk of na x nb keys in its slot's arena (into r), and
+ * the bytes it needs; an argument by its cache key takes none.
+ */
+static Size
+setop_layout(ServiceSetopRequest *r, const SetopsGpuSetopArgs *args, int64 na, int64 nb,
+			 bool a_by_key, bool b_by_key)
+{
+	size_t		ks = setops_key_size(args->key_type);
+	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
+	int64		room = setop_room(args, na, nb);
+	Size		a_bytes = a_by_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
+	Size		b_bytes = b_by_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
+
+	r->off_a = 0;
+	r->off_b = SERVICE_ALIGN(a_bytes);
+	r->off_a_vals = r->off_b + SERVICE_ALIGN(b_bytes);
+	r->off_b_vals = r->off_a_vals + SERVICE_ALIGN(na * vs);
+	r->off_out = r->off_b_vals + SERVICE_ALIGN(nb * vs);
+	r->off_out_vals = r->off_out + SERVICE_ALIGN((room + SETOPS_CPU_OUTPUT_SLACK) * ks);
+	return r->off_out_vals + (room + SETOPS_CPU_OUTPUT_SLACK) * vs;
+}
+
+/* The bytes of the whole operation in one request. */
+static Size
+setop_whole_bytes(const SetopsGpuSetopArgs *args, bool a_by_key, bool b_by_key)
+{
+	ServiceSetopRequest r;
+
+	return setop_layout(&r, args, args->na, args->nb, a_by_key, b_by_key);
+}
+
 /*
  * One chunk a[ai, a_end) x b[bi, b_end) through the slot; outputs at k.
  * An argument with a cache key (whole, then) is sent by its key alone.
@@ -465,19 +588,22 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	size_t		vs = args->a_vals ? (size_t) args->val_stride : 0;
 	int64		na = a_end - ai,
 				nb = b_end - bi,
-				/* a count brings back 8 bytes: no room for outputs */
-				room = args->count_mode ? 0 : setop_output_bound(args->op, na, nb),
+				room = setop_room(args, na, nb),
 				bound = args->count_mode == SETOPS_GPU_COUNT_OVERLAPS ? 1 :
 				args->count_mode == SETOPS_GPU_COUNT_CONTAINS ? nb :
 				args->count_mode ? Min(na, nb) : room;
 	Size		a_bytes = a_key ? 0 : args->a_packed ? args->a_packed_size : na * ks;
 	Size		b_bytes = b_key ? 0 : args->b_packed ? args->b_packed_size : nb * ks;
+	Size		bytes;
 	double		t0 = setops_now_ms();
 	SetopsGpuStatus status;
 
 	slot->kind = REQ_SETOP;
 	memset(r, 0, sizeof(*r));
 	slot->cache_missing = 0;
+	bytes = setop_layout(r, args, na, nb, a_key != NULL, b_key != NULL);
+	if (bytes > service_slot_capacity(slot))
+		return does_not_fit(bytes, errbuf, errlen);
 	r->a_cached = a_key != NULL;
 	r->b_cached = b_key != NULL;
 	if (a_key)
@@ -493,21 +619,13 @@ run_chunk(ServiceSlot *slot, SetopsGpuSetopArgs *args, int64 ai, int64 a_end,
 	r->args.val_stride = (int) vs;
 	r->a_packed = args->a_packed != NULL;
 	r->b_packed = args->b_packed != NULL;
-	r->off_a = 0;
-	r->off_b = SERVICE_ALIGN(a_bytes);
-	r->off_a_vals = r->off_b + SERVICE_ALIGN(b_bytes);
-	r->off_b_vals = r->off_a_vals + SERVICE_ALIGN(na * vs);
-	r->off_out = r->off_b_vals + SERVICE_ALIGN(nb * vs);
-	r->off_out_vals = r->off_out + SERVICE_ALIGN((room + SETOPS_CPU_OUTPUT_SLACK) * ks);
-	if (r->off_out_vals + (room + SETOPS_CPU_OUTPUT_SLACK) * vs > setops_service->slot_bytes)
-		return does_not_fit(r->off_out_vals + (room + SETOPS_CPU_OUTPUT_SLACK) * vs, errbuf, errlen);
 	/*
 	 * A packed result, when this chunk is the whole operation and the slot
 	 * holds the result's bound; else keys come back (the caller packs them).
 	 */
 	r->want_packed = args->out_packed != NULL &&
 		ai == 0 && a_end == args->na && bi == 0 && b_end == args->nb &&
-		r->off_out + args->out_packed_cap <= setops_service->slot_bytes;
+		r->off_out + args->out_packed_cap <= service_slot_capacity(slot);
 	r->args.out_packed_cap = r->want_packed ? args->out_packed_cap : 0;
 
 	/* the one CPU pass over the inputs: into the pinned arena */
@@ -630,12 +748,27 @@ setops_service_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
 	ServiceSlot *slot;
 	SetopsGpuStatus status;
+	Size		bytes;
 
 	if (!answer_reset(args, errbuf, errlen))
 		return SETOPS_GPU_UNAVAILABLE;
 
-	slot = claim_slot();
-	status = setop_chunks(slot, args, errbuf, errlen);
+	/* larger than a slot: whole through a span of them if one frees up */
+	bytes = setop_whole_bytes(args, false, false);
+	if (bytes > setops_service->slot_bytes && (slot = claim_span(bytes)) != NULL)
+	{
+		int64		n = 0;
+
+		status = run_chunk(slot, args, 0, args->na, 0, args->nb, 0, &n, NULL, NULL, false,
+						   errbuf, errlen);
+		if (status == SETOPS_GPU_OK && args->unsorted_arg == 0)
+			args->out_count = n;
+	}
+	else
+	{
+		slot = claim_slot();
+		status = setop_chunks(slot, args, errbuf, errlen);
+	}
 	release_slot();
 	return status;
 }
@@ -659,9 +792,10 @@ setops_service_caches(void)
  * The operation in one request, the arguments with a cache key sent by it
  * alone (their args->a / args->b unused; na / nb their counts from the
  * header, at least the real ones).  *missing gets CACHE_MISSING_* of those
- * the service does not hold: nothing else is answered then.  Requests
- * whose other argument and result bound do not fit one slot answer
- * TOO_LARGE: the caller then sends everything.
+ * the service does not hold: nothing else is answered then.  A request
+ * larger than a slot takes a span of them (claim_span); one whose other
+ * argument and result bound fit no span answers TOO_LARGE: the caller then
+ * sends everything, in chunks.
  */
 SetopsGpuStatus
 setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_key,
@@ -678,7 +812,9 @@ setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_ke
 	if (args->na + args->nb > INT_MAX)
 		return does_not_fit((Size) (args->na + args->nb) * 4, errbuf, errlen);
 
-	slot = claim_slot();
+	slot = claim_span(setop_whole_bytes(args, a_key != NULL, b_key != NULL));
+	if (slot == NULL)
+		return does_not_fit(setop_whole_bytes(args, a_key != NULL, b_key != NULL), errbuf, errlen);
 	status = run_chunk(slot, args, 0, args->na, 0, args->nb, 0, &n, a_key, b_key, retry,
 					   errbuf, errlen);
 	if (status == SETOPS_GPU_OK)

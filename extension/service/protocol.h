@@ -211,6 +211,8 @@ typedef struct ServiceSlot
 {
 	pg_atomic_uint32 state;
 	pg_atomic_uint32 abandoned;	/* the backend stopped waiting */
+	int			span;			/* slots this request's arena spans (client.c's
+								 * claim_span): the next span - 1 are held with it */
 	Latch	   *owner_latch;
 	uint64		generation;		/* the worker's generation at submission */
 
@@ -294,11 +296,37 @@ service_slot_data(ServiceSlot *slot)
 	return setops_service->arena + (slot - setops_service->slots) * setops_service->slot_bytes;
 }
 
-/* A slot became free: wake the backends waiting for one. */
+/* The bytes of the arena a claimed slot's request may use. */
+static inline Size
+service_slot_capacity(const ServiceSlot *slot)
+{
+	return (Size) slot->span * setops_service->slot_bytes;
+}
+
+/*
+ * Free slot (and the rest of its span) if it is in state expected; false
+ * when another did first.  Only the winner of the compare-and-exchange
+ * frees the span, which it read before: the span's slots are held until
+ * then, so nobody can have claimed them.  Atomics only (executor threads
+ * call it); the caller wakes the waiting backends.
+ */
+static inline bool
+service_free_from(ServiceSlot *slot, uint32 expected)
+{
+	int			span = slot->span;
+
+	if (!pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_FREE))
+		return false;
+	for (int j = 1; j < span; j++)
+		pg_atomic_write_u32(&slot[j].state, SLOT_FREE);
+	return true;
+}
+
+/* The owner frees its slot: wake the backends waiting for one. */
 static inline void
 service_free_slot(ServiceSlot *slot)
 {
-	pg_atomic_write_u32(&slot->state, SLOT_FREE);
+	(void) service_free_from(slot, pg_atomic_read_u32(&slot->state));
 	ConditionVariableBroadcast(&setops_service->slot_freed);
 }
 

@@ -138,6 +138,7 @@ service_shmem_startup(void)
 
 			memset(slot, 0, sizeof(*slot));
 			pg_atomic_init_u32(&slot->state, SLOT_FREE);
+			slot->span = 1;
 			pg_atomic_init_u32(&slot->abandoned, 0);
 		}
 	}
@@ -526,7 +527,7 @@ finish_slot(ServiceSlot *slot, int slot_index)
 		/* nobody will read what it left; nobody can claim it before it is free */
 		service_cache_slot_done(slot_index);
 		service_stage_done(slot_index);
-		if (pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FREE))
+		if (service_free_from(slot, state))
 			ConditionVariableBroadcast(&setops_service->slot_freed);
 	}
 }

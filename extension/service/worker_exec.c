@@ -90,8 +90,7 @@ answer_job(ServiceJob *job, SetopsGpuStatus status, const char *errbuf)
 	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
 	job->status = status;
 	state = service_hand_back(slot);
-	job->wake_slot_waiters = state != SLOT_FREE &&
-		pg_atomic_compare_exchange_u32(&slot->state, &state, SLOT_FREE);
+	job->wake_slot_waiters = state != SLOT_FREE && service_free_from(slot, state);
 	pg_atomic_fetch_sub_u32(&stats->queued, 1);
 
 	pthread_mutex_lock(&done_lock);

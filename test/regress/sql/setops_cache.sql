@@ -148,6 +148,40 @@ SELECT array_overlaps(k, pg_temp.built(13, 9, 5)) AS overlaps_past_break FROM ca
 SELECT array_overlaps(pg_temp.built(1, 3, 2), '{1}'::int4[]) AS overlaps_past_break;
 SELECT array_overlaps(pg_temp.built(1, 3, 2), '{7,8}'::int4[]);
 
+-- Operations larger than one slot of the service (CI's 64 MB are 8 slots
+-- of 8 MB) go in one request through adjacent slots: stored rows of 2.5M
+-- keys (answered from the cache where it holds them, else sent), and
+-- PL/pgSQL variables; every answer the CPU engine's.
+CREATE TABLE cache_big (id int, k int4[]);
+ALTER TABLE cache_big ALTER k SET STORAGE EXTERNAL;
+INSERT INTO cache_big
+SELECT r, ARRAY(SELECT i * 3 + (i * 7 + r) % 5 FROM generate_series(0, 2499999) i)
+FROM generate_series(1, 2) r;
+CREATE FUNCTION pg_temp.big_answers() RETURNS text LANGUAGE sql AS $$
+    SELECT md5(array_intersect_gpu(x.k, y.k)::text) || md5(array_union_gpu(x.k, y.k)::text) ||
+           array_intersect_count(x.k, y.k)
+    FROM cache_big x, cache_big y WHERE x.id = 1 AND y.id = 2 $$;
+SET setops.device = cpu;
+SELECT pg_temp.big_answers() AS big_cpu \gset
+RESET setops.device;
+SELECT pg_temp.big_answers() = :'big_cpu' AS big_cold, pg_temp.big_answers() = :'big_cpu' AS big_warm;
+DO $$
+DECLARE
+    a int4[] := ARRAY(SELECT i * 2 FROM generate_series(1, 1500000) i);
+    b int4[] := ARRAY(SELECT i * 3 FROM generate_series(1, 1500000) i);
+    here text := md5(array_intersect_gpu(a, b)::text) || md5(array_union_gpu(a, b)::text) ||
+                 md5(array_symdiff_gpu(a, b)::text);
+    cpu text;
+BEGIN
+    SET LOCAL setops.device = cpu;
+    cpu := md5(array_intersect_gpu(a, b)::text) || md5(array_union_gpu(a, b)::text) ||
+           md5(array_symdiff_gpu(a, b)::text);
+    IF here IS DISTINCT FROM cpu THEN
+        RAISE EXCEPTION 'large variables: % against the CPU engine''s %', here, cpu;
+    END IF;
+END $$;
+DROP TABLE cache_big;
+
 SELECT within_capacity FROM pg_temp.cache();
 DROP TABLE cache_t, cache_bad, cache_reuse;
 
