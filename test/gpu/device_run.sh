@@ -184,10 +184,13 @@ pg_start() {
 	# before every PostgreSQL step (a GPU may go missing after the first):
 	# wait for the service's CUDA context (setops_devices waits up to 30 s);
 	# on a GPU machine a service without its GPUs is a failure, not a pass
-	local n
+	# (CUDA_VISIBLE_DEVICES=0 on a 2-GPU host: the figures of one GPU)
+	local n want
+	want=$(nvidia-smi -L | grep -c '^GPU')
+	[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && want=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
 	n=$(psql -XAtq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'SELECT count(*) FROM setops_devices()' | tail -1)
-	echo "the GPU service lists ${n:-no} device(s); nvidia-smi lists $(nvidia-smi -L | grep -c '^GPU')"
-	[ "${n:-0}" -ge "$(nvidia-smi -L | grep -c '^GPU')" ]
+	echo "the GPU service lists ${n:-no} device(s); nvidia-smi lists $(nvidia-smi -L | grep -c '^GPU'), ${CUDA_VISIBLE_DEVICES:+CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES, }$want expected"
+	[ "${n:-0}" -ge "$want" ]
 }
 
 for s in "$@"; do
