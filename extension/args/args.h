@@ -9,6 +9,8 @@
 #define SETOPS_ARGS_H
 
 #include "setops.h"
+#include "storage/block.h"
+#include "utils/relcache.h"
 
 extern SetopsKeyType setops_key_type_of(Oid elemtype);
 extern void setops_read_keys(Datum array, int argno, const char *fname,
@@ -70,6 +72,23 @@ extern void setops_read_arg_stored(FunctionCallInfo fcinfo, int argidx, int argn
 extern bool setops_read_stored_identity(Datum datum, Oid argtype, int argno, bool exact,
 										SetopsKeys *keys, int64 min_keys);
 extern void setops_read_stored(SetopsKeys *keys, const char *fname);
+/*
+ * While a batch reads its chunk's identities, the TOAST table they come
+ * from stays open: begin and end around the reading (end closes it,
+ * forget after an ERROR), each with the hold it nests in.
+ */
+typedef struct SetopsIdentityHold
+{
+	bool		holding;
+	Relation	rel;
+	BlockNumber nblocks;
+	Oid			argtype;		/* the rows' type, and its element type */
+	Oid			elemtype;
+} SetopsIdentityHold;
+
+extern void setops_identity_hold_begin(SetopsIdentityHold *saved);
+extern void setops_identity_hold_end(const SetopsIdentityHold *saved);
+extern void setops_identity_hold_forget(const SetopsIdentityHold *saved);
 extern bool setops_read_stored_into(Datum datum, Oid elemtype,
 									void *(*room) (int64 n, void *arg), void *arg,
 									void **keys, int64 *n);

@@ -205,8 +205,8 @@ identity_from_chunk0(HeapTuple tuple, const char *data, int len, SetopsCacheKey 
  * false when there is no place, or the tuple there is not that chunk.
  */
 static bool
-identity_at_place(Relation rel, const struct varatt_external *pointer, SetopsCacheKey *key,
-				  char *head, int *head_len)
+identity_at_place(Relation rel, BlockNumber nblocks, const struct varatt_external *pointer,
+				  SetopsCacheKey *key, char *head, int *head_len)
 {
 	Chunk0Place *place = chunk0_place(pointer, false);
 	SnapshotData snapshot;
@@ -218,9 +218,12 @@ identity_at_place(Relation rel, const struct varatt_external *pointer, SetopsCac
 	int			len;
 	bool		found = false;
 
+	if (place == NULL || place->relfilenode != rel_filenode(rel))
+		return false;
 	/* (a block past the end, after a truncation, would be an ERROR to read) */
-	if (place == NULL || place->relfilenode != rel_filenode(rel) ||
-		place->block >= RelationGetNumberOfBlocks(rel))
+	if (nblocks == InvalidBlockNumber)
+		nblocks = RelationGetNumberOfBlocks(rel);
+	if (place->block >= nblocks)
 		return false;
 	init_toast_snapshot(&snapshot);
 	ItemPointerSet(&tuple.t_self, place->block, place->offset);
@@ -241,6 +244,64 @@ identity_at_place(Relation rel, const struct varatt_external *pointer, SetopsCac
 }
 
 /*
+ * The TOAST table of the last identity read, held open (and locked) from
+ * setops_identity_hold_begin to _end: a batch reads thousands of rows'
+ * identities from one TOAST table, and opening it and measuring its size
+ * (an lseek) for each row cost as much as the heap fetch.  While the lock
+ * is held the table cannot be truncated or rewritten, so the size measured
+ * once bounds every remembered place (rows added since only miss it).
+ */
+static SetopsIdentityHold hold = {false, NULL, 0, InvalidOid, InvalidOid};
+
+/* Start holding; *saved gets the hold it nests in (a batch read inside a batch's argument). */
+void
+setops_identity_hold_begin(SetopsIdentityHold *saved)
+{
+	*saved = hold;
+	memset(&hold, 0, sizeof(hold));
+	hold.holding = true;
+}
+
+/* Close what this hold opened and give back the one it nested in. */
+void
+setops_identity_hold_end(const SetopsIdentityHold *saved)
+{
+	if (hold.rel != NULL)
+		table_close(hold.rel, AccessShareLock);
+	hold = *saved;
+}
+
+/* After an ERROR: the abort closes the table (its resource owner holds it). */
+void
+setops_identity_hold_forget(const SetopsIdentityHold *saved)
+{
+	hold = *saved;
+}
+
+/* The TOAST table toastrelid, open, and its size in blocks if known. */
+static Relation
+toast_table(Oid toastrelid, BlockNumber *nblocks)
+{
+	Relation	rel;
+
+	if (hold.rel != NULL && RelationGetRelid(hold.rel) == toastrelid)
+	{
+		*nblocks = hold.nblocks;
+		return hold.rel;
+	}
+	rel = table_open(toastrelid, AccessShareLock);
+	*nblocks = InvalidBlockNumber;
+	if (hold.holding)
+	{
+		if (hold.rel != NULL)
+			table_close(hold.rel, AccessShareLock);
+		hold.rel = rel;
+		hold.nblocks = *nblocks = RelationGetNumberOfBlocks(rel);
+	}
+	return rel;
+}
+
+/*
  * The identity of the on-disk TOAST value at ptr, and the first bytes of
  * its stored data (after the varlena length word); false if its first
  * chunk is not found.
@@ -250,6 +311,7 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 {
 	struct varatt_external toast_pointer;
 	Relation	rel;
+	BlockNumber nblocks;
 	ToastScan	ts;
 	HeapTuple	tuple;
 	int32		seq;
@@ -265,9 +327,9 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	key->extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
 	*head_len = 0;
 
-	rel = table_open(toast_pointer.va_toastrelid, AccessShareLock);
+	rel = toast_table(toast_pointer.va_toastrelid, &nblocks);
 	key->relfilenode = rel_filenode(rel);
-	found = identity_at_place(rel, &toast_pointer, key, head, head_len);
+	found = identity_at_place(rel, nblocks, &toast_pointer, key, head, head_len);
 	if (!found)
 	{
 		toast_scan_begin(&ts, rel, &toast_pointer, true);
@@ -284,7 +346,8 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 		}
 		toast_scan_end(&ts);
 	}
-	table_close(rel, AccessShareLock);
+	if (rel != hold.rel)
+		table_close(rel, AccessShareLock);
 	return found;
 }
 
@@ -464,12 +527,18 @@ setops_read_stored_identity(Datum datum, Oid argtype, int argno, bool exact,
 
 	if (min_keys < 0 || !OidIsValid(argtype) || !VARATT_IS_EXTERNAL_ONDISK(ptr))
 		return false;
-	is_array = type_is_array(argtype);
-	if (is_array)
+	/* (a chunk's rows are all of one type: looked up once while holding) */
+	if (hold.holding && argtype == hold.argtype)
+		elemtype = hold.elemtype;
+	else
 	{
 		elemtype = get_element_type(argtype);
-		type = setops_key_type_of(elemtype);
+		hold.argtype = hold.holding ? argtype : InvalidOid;
+		hold.elemtype = elemtype;
 	}
+	is_array = OidIsValid(elemtype);
+	if (is_array)
+		type = setops_key_type_of(elemtype);
 	else
 		type = SETOPS_KEY_INT32;	/* until the header says */
 

@@ -284,8 +284,8 @@ check_row_order(const BatchCall *call, SetopsKeys *a, SetopsKeys *b)
  * it.  *bound gets the operation's outputs' bound (RESULT_SETOP).
  */
 static void
-read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
-		   const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
+read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
+				const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
 {
 	int64		cur = WinGetCurrentPosition(winobj);
 	MemoryContext old;
@@ -600,6 +600,31 @@ free_chunk_keys(SetopsBatch *batch)
 		pfree((void *) batch->a);
 	if (batch->b)
 		pfree((void *) batch->b);
+}
+
+/*
+ * read_chunk_rows, the TOAST table of the rows' identities held open
+ * through the chunk (stored_value.c): an ERROR forgets it, the abort
+ * closes it.
+ */
+static void
+read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
+		   const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
+{
+	SetopsIdentityHold outer;
+
+	setops_identity_hold_begin(&outer);
+	PG_TRY();
+	{
+		read_chunk_rows(winobj, fcinfo, st, call, batch, bound_out);
+	}
+	PG_CATCH();
+	{
+		setops_identity_hold_forget(&outer);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	setops_identity_hold_end(&outer);
 }
 
 /* Read the chunk starting at the current row, run its operation, keep the results. */

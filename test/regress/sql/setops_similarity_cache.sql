@@ -154,3 +154,37 @@ SELECT id, array_jaccard_batch(a, '{1,2,3}'::int4[]) OVER (ORDER BY id) FROM sim
 SELECT id, array_jaccard(a, '{1,2,3}'::int4[]) FROM simc_bad ORDER BY id;
 SELECT id, array_overlaps_batch(a, '{-5}'::int4[]) OVER (ORDER BY id) FROM simc_bad;
 SELECT id, array_overlaps(a, '{-5}'::int4[]) FROM simc_bad ORDER BY id;
+
+-- A batch reads its chunk's identities with their TOAST table held open
+-- (funcs/batch_funcs.c's read_chunk).  A batch inside another's argument
+-- holds its own and gives the outer one back; an ERROR in the middle of a
+-- chunk, caught by PL/pgSQL, leaves nothing held: the same transaction goes
+-- on, and commits without a leaked relation (its WARNING would show here).
+CREATE TABLE simc_outer (id int, a int4[]);
+ALTER TABLE simc_outer ALTER a SET STORAGE EXTERNAL;
+INSERT INTO simc_outer SELECT i, ARRAY(SELECT k * 2 + i % 3 FROM generate_series(1, 3000) k)
+FROM generate_series(1, 40) i;
+CREATE FUNCTION pg_temp.inner_counts(i int) RETURNS int4[] LANGUAGE sql AS $$
+    SELECT ARRAY(SELECT DISTINCT c::int4 FROM
+                 (SELECT array_intersect_count_batch(s.a, ARRAY[2, 4, 6, 9]) OVER () c
+                  FROM simc s WHERE s.id <= i % 5 + 2) x ORDER BY 1) $$;
+CREATE FUNCTION pg_temp.nested_sum() RETURNS numeric LANGUAGE sql AS $$
+    SELECT sum(x) FROM (SELECT array_intersect_count_batch(o.a, pg_temp.inner_counts(o.id))
+                        OVER () x FROM simc_outer o) s $$;
+CREATE FUNCTION pg_temp.per_row_sum() RETURNS numeric LANGUAGE sql AS $$
+    SELECT sum(array_intersect_count(o.a, pg_temp.inner_counts(o.id))) FROM simc_outer o $$;
+CREATE FUNCTION pg_temp.caught() RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM sum(x) FROM (SELECT array_intersect_count_batch(o.a,
+                             CASE WHEN o.id = 20 THEN '{3,2}'::int4[] ELSE '{2,4}' END)
+                         OVER () x FROM simc_outer o) s;
+    RETURN 'no error';
+EXCEPTION WHEN others THEN
+    RETURN SQLERRM;
+END $$;
+SELECT pg_temp.nested_sum() = pg_temp.per_row_sum() AS nested_right;
+BEGIN;
+SELECT pg_temp.caught();
+SELECT pg_temp.nested_sum() = pg_temp.per_row_sum() AS right_after_caught_error;
+COMMIT;
+DROP TABLE simc_outer;
