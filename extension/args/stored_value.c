@@ -34,7 +34,7 @@
 #include "utils/builtins.h"
 #include "utils/array.h"
 #include "utils/fmgroids.h"
-#include "utils/hsearch.h"
+#include "common/hashfn.h"
 #include "utils/memutils.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -134,48 +134,48 @@ toast_scan_end(ToastScan *ts)
  * while either has a tuple in the table (a new id is checked against every
  * tuple, dead or alive), so that tuple is the one the index would give.
  */
-typedef struct Chunk0PlaceKey
-{
-	Oid			toastrelid;
-	Oid			valueid;
-} Chunk0PlaceKey;
-
 typedef struct Chunk0Place
 {
-	Chunk0PlaceKey key;
+	uint64		key;			/* toastrelid << 32 | valueid */
+	char		status;			/* simplehash's */
 	Oid			relfilenode;
 	BlockNumber block;
 	OffsetNumber offset;
 } Chunk0Place;
 
-/* about 20 MB at most; when full, forgotten all at once and learnt again */
+/*
+ * Open addressing with the places inline: a lookup is about one cache miss
+ * (a chained table took three or four, a tenth of a warm batch's time).
+ */
+#define SH_PREFIX chunk0
+#define SH_ELEMENT_TYPE Chunk0Place
+#define SH_KEY_TYPE uint64
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) hash_combine(murmurhash32((uint32) ((k) >> 32)), murmurhash32((uint32) (k)))
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* about 12 MB at most; when full, forgotten all at once and learnt again */
 #define CHUNK0_PLACES_MAX (256 * 1024)
 
-static HTAB *chunk0_places = NULL;
+static chunk0_hash *chunk0_places = NULL;
 
 static Chunk0Place *
 chunk0_place(const struct varatt_external *pointer, bool enter)
 {
-	Chunk0PlaceKey key;
+	uint64		key = (uint64) pointer->va_toastrelid << 32 | pointer->va_valueid;
 	bool		found;
 
-	if (chunk0_places == NULL || (enter && hash_get_num_entries(chunk0_places) >= CHUNK0_PLACES_MAX))
+	if (chunk0_places == NULL || (enter && chunk0_places->members >= CHUNK0_PLACES_MAX))
 	{
-		HASHCTL		ctl;
-
 		if (chunk0_places != NULL)
-			hash_destroy(chunk0_places);
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Chunk0PlaceKey);
-		ctl.entrysize = sizeof(Chunk0Place);
-		ctl.hcxt = TopMemoryContext;
-		chunk0_places = hash_create("setops chunk 0 places", 1024, &ctl,
-									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			chunk0_destroy(chunk0_places);
+		chunk0_places = chunk0_create(TopMemoryContext, 1024, NULL);
 	}
-	memset(&key, 0, sizeof(key));
-	key.toastrelid = pointer->va_toastrelid;
-	key.valueid = pointer->va_valueid;
-	return hash_search(chunk0_places, &key, enter ? HASH_ENTER : HASH_FIND, &found);
+	return enter ? chunk0_insert(chunk0_places, key, &found) : chunk0_lookup(chunk0_places, key);
 }
 
 static Oid
