@@ -123,16 +123,22 @@ setops_service_fits(Size bytes)
 
 /*
  * Stop waiting for a slot: whoever of the worker and this backend sees the
- * answer in last frees it (the compare-and-exchange lets only one).
+ * answer in last frees it (the compare-and-exchange lets only one).  A
+ * slot not submitted (CLAIMED: the worker never touches it) is freed at
+ * once.  Once the worker may have freed it, it is never freed from
+ * CLAIMED again: another backend may have claimed it by then.
  */
 static void
 abandon_slot(ServiceSlot *slot)
 {
-	uint32		expected = SLOT_DONE;
-
+	if (pg_atomic_read_u32(&slot->state) == SLOT_CLAIMED)
+	{
+		service_free_slot(slot);
+		return;
+	}
 	pg_atomic_write_u32(&slot->abandoned, 1);
 	pg_memory_barrier();
-	if (!service_free_from(slot, expected) && !service_free_from(slot, SLOT_CLAIMED))
+	if (!service_free_from(slot, SLOT_DONE))
 		return;					/* the worker has it, and frees it */
 	ConditionVariableBroadcast(&setops_service->slot_freed);
 }
