@@ -810,6 +810,7 @@ setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_ke
 {
 	ServiceSlot *slot;
 	SetopsGpuStatus status;
+	Size		bytes;
 	int64		n = 0;
 
 	*missing = 0;
@@ -818,9 +819,10 @@ setops_service_setop_cached(SetopsGpuSetopArgs *args, const SetopsCacheKey *a_ke
 	if (args->na + args->nb > INT_MAX)
 		return does_not_fit((Size) (args->na + args->nb) * 4, errbuf, errlen);
 
-	slot = claim_span(setop_whole_bytes(args, a_key != NULL, b_key != NULL));
+	bytes = setop_whole_bytes(args, a_key != NULL, b_key != NULL);
+	slot = claim_span(bytes);
 	if (slot == NULL)
-		return does_not_fit(setop_whole_bytes(args, a_key != NULL, b_key != NULL), errbuf, errlen);
+		return does_not_fit(bytes, errbuf, errlen);
 	status = run_chunk(slot, args, 0, args->na, 0, args->nb, 0, &n, a_key, b_key, retry,
 					   errbuf, errlen);
 	if (status == SETOPS_GPU_OK)
