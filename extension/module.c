@@ -216,6 +216,18 @@ _PG_init(void)
 								PGC_SIGHUP,
 								0,
 								NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_poll_executors",
+								"How many idle executors of each GPU poll for the next "
+								"request before they sleep.",
+								"The others sleep at once and are woken when requests "
+								"queue behind a running one.  Each polling thread keeps "
+								"a core busy that backends could use.",
+								&setops_service_poll_executors,
+								1,
+								0, SETOPS_GPU_MAX_STREAMS - 1,
+								PGC_SIGHUP,
+								0,
+								NULL, NULL, NULL);
 		DefineCustomBoolVariable("setops.service_emulate",
 								 "Without a GPU, let the GPU service answer with the "
 								 "CPU engine (to test the service on machines without one).",

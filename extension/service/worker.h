@@ -82,6 +82,7 @@ extern int	setops_service_streams;
 extern int	setops_service_gpu_wait;	/* SetopsGpuWait */
 extern bool setops_service_coalesce;
 extern int	setops_service_poll_us;
+extern int	setops_service_poll_executors;
 extern bool service_poll(void *const volatile *word, const volatile sig_atomic_t *flag);
 extern void service_exec_start(void);
 extern ServiceJob *service_exec_job(int slot_index);

@@ -38,6 +38,7 @@ int			setops_service_streams = 4;
 int			setops_service_gpu_wait = SETOPS_GPU_WAIT_AUTO;
 bool		setops_service_coalesce = true;
 int			setops_service_poll_us = 300;
+int			setops_service_poll_executors = 1;
 
 /* Jobs waiting for one device's executors. */
 typedef struct ExecQueue
@@ -46,6 +47,7 @@ typedef struct ExecQueue
 	pthread_cond_t ready;
 	ServiceJob *head;
 	ServiceJob *tail;
+	int			polling;		/* idle executors looking for work, not asleep */
 } ExecQueue;
 
 typedef struct Executor
@@ -228,13 +230,21 @@ executor_main(void *arg)
 		pthread_mutex_lock(&q->lock);
 		while (q->head == NULL && !stopping)
 		{
-			if (!polled)
+			/*
+			 * Only setops.service_poll_executors of a device's idle
+			 * executors poll; the others sleep at once.  Every spinning
+			 * thread takes a core from the backends, and one poller finds
+			 * a job as soon as any would (it takes every count queued).
+			 */
+			if (!polled && q->polling < setops_service_poll_executors)
 			{
 				/* (the head read unlocked is a hint: jobs are taken under the lock) */
+				q->polling++;
 				pthread_mutex_unlock(&q->lock);
 				polled = true;
 				(void) service_poll((void *const volatile *) &q->head, NULL);
 				pthread_mutex_lock(&q->lock);
+				q->polling--;
 				continue;
 			}
 			pthread_cond_wait(&q->ready, &q->lock);
@@ -302,6 +312,7 @@ service_exec_start(void)
 		pthread_mutex_init(&queues[d].lock, NULL);
 		pthread_cond_init(&queues[d].ready, NULL);
 		queues[d].head = queues[d].tail = NULL;
+		queues[d].polling = 0;
 	}
 	if (ndev == 0 || per < 1)
 		return;
@@ -414,7 +425,9 @@ service_exec_submit(ServiceJob *job)
 	else
 		q->head = job;
 	q->tail = job;
-	pthread_cond_signal(&q->ready);
+	/* a polling executor takes a lone job; one behind others wakes a sleeper to overlap */
+	if (q->polling == 0 || q->head != job)
+		pthread_cond_signal(&q->ready);
 	pthread_mutex_unlock(&q->lock);
 }
 

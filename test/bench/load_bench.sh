@@ -37,7 +37,9 @@
 # the end, after printing everything, when any point had one.
 #
 # Output: a line per point (size, form, mode, gpus, clients, tps, p50 ms,
-# p99 ms, failures), then ratios from the same run: gpu/cpu and
+# p99 ms, failures, the GPU's share of the calls, the host's CPUs busy during
+# the timed run (0 to 1, /proc/stat) and the cores the GPU service's threads
+# kept busy (its worker process), then ratios from the same run: gpu/cpu and
 # auto/max(cpu, gpu) tps per (size, form, gpus, clients); all GPUs / 1 GPU
 # tps in gpu mode; p99/p50 in gpu mode at 64 clients; the single request
 # (1 client, count of stored 16M rows, gpu mode): median latency with all
@@ -438,8 +440,8 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\n' >"$tsv"
-header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share)
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\n' >"$tsv"
+header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores)
 total_failures=0
 pid_n=0
 
@@ -459,6 +461,23 @@ service_requests() {
 	psql -XAtq -c 'SELECT sum(requests) FROM setops_service_stats()' 2>/dev/null
 }
 
+# busy and total CPU ticks of the host (/proc/stat), and the GPU service's own
+# (its worker process, every thread): where a point's CPU time went
+host_ticks() {
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat
+}
+service_ticks() {
+	local pid
+	# (a worker without a database connection is not in pg_stat_activity: the
+	# newest process of that title, a child of this cluster's postmaster)
+	local pm
+	pm=$(head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null)
+	pid=$(pgrep -n -P "${pm:-0}" -f 'setops GPU service' 2>/dev/null)
+	[ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || { echo -; return; }
+	# (fields after the command's closing parenthesis: utime and stime are the 12th and 13th)
+	sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'
+}
+
 run_point() {	# size form mode clients gpus-label
 	local sz=$1 f=$2 m=$3 c=$4 gl=$5 j rc fails tps xacts lat p50 p99
 	j=$(( ncpu < c ? ncpu : c ))
@@ -474,9 +493,19 @@ run_point() {	# size form mode clients gpus-label
 	fails=$(pgbench_failures "$pre.warm" $rc)
 	rc=0
 	req0=$(service_requests)
+	svc0=$(service_ticks)
+	read -r busy0 all0 < <(host_ticks)
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 || rc=$?
+	read -r busy1 all1 < <(host_ticks)
+	svc1=$(service_ticks)
 	req1=$(service_requests)
+	# the host's CPUs busy (share), and the cores the service's threads kept busy
+	host_busy=$(awk -v b=$((busy1 - busy0)) -v a=$((all1 - all0)) 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
+	svc_cores=-
+	[ "$svc0" != - ] && [ "$svc1" != - ] &&
+		svc_cores=$(awk -v s=$((svc1 - svc0)) -v a=$((all1 - all0)) -v n="$ncpu" \
+			'BEGIN { printf "%.2f", (a > 0 ? s * n / a : 0) }')
 	unset PGOPTIONS
 	fails=$(( fails + $(pgbench_failures "$pre.out" $rc) ))
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$pre.out")
@@ -494,8 +523,8 @@ run_point() {	# size form mode clients gpus-label
 	share=-
 	[ "$xacts" -gt 0 ] && [ -n "$req0" ] && [ -n "$req1" ] &&
 		share=$(awk -v r=$((req1 - req0)) -v x="$xacts" 'BEGIN { printf "%.3f", r / x }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" >>"$tsv"
-	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" >>"$tsv"
+	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores"
 	if [ "$fails" -gt 0 ]; then
 		total_failures=$((total_failures + fails))
 		grep -hE 'error|ERROR|FATAL' "$pre.warm" "$pre.out" | head -n 5 | sed 's/^/      /'
