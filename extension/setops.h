@@ -91,6 +91,7 @@ typedef struct SetopsServiceStats
 	double		wait_ms;		/* summed waits for a stream */
 	double		run_ms;			/* summed running time */
 	int64		copies;			/* cached arrays copied to the device for a request */
+	double		dispatch_ms;	/* the main thread's time handing requests on (all devices) */
 } SetopsServiceStats;
 
 /* ---- arguments (args/) as the layers above pass them ---- */

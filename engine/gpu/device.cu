@@ -29,6 +29,12 @@ setops_gpu_context_epoch(void)
 	return context_epoch[current_device] + 1;
 }
 
+extern "C" uint64_t
+setops_gpu_device_epoch(int index)
+{
+	return index >= 0 && index < GPU_MAX_DEVICES ? context_epoch[index] + 1 : 0;
+}
+
 int
 gpu_current_device(void)
 {

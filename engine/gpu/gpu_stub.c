@@ -126,6 +126,13 @@ setops_gpu_context_epoch(void)
 	return 0;
 }
 
+uint64_t
+setops_gpu_device_epoch(int index)
+{
+	(void) index;
+	return 0;
+}
+
 SetopsGpuStatus
 setops_gpu_keys_first_unsorted(SetopsKeyType key_type, const void *dev, int64_t n,
 							   int64_t *pos, char *errbuf, size_t errlen)

@@ -378,6 +378,8 @@ extern SetopsGpuStatus setops_gpu_buffer_copy_peer(void *dst, int dst_device, co
 												   int src_device, size_t bytes,
 												   char *errbuf, size_t errlen);
 extern uint64_t setops_gpu_context_epoch(void);
+/* The same for device index, without making it current (0: no such device). */
+extern uint64_t setops_gpu_device_epoch(int index);
 
 /* First position (0-based) where device keys descend, or -1 in *pos. */
 extern SetopsGpuStatus setops_gpu_keys_first_unsorted(SetopsKeyType key_type, const void *dev,

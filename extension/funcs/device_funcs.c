@@ -154,8 +154,8 @@ setops_service_stats(PG_FUNCTION_ARGS)
 	n = setops_devices_service_stats(stats);
 	for (i = 0; i < n; i++)
 	{
-		Datum		values[9];
-		bool		nulls[9] = {0};
+		Datum		values[10];
+		bool		nulls[10] = {0};
 
 		values[0] = Int32GetDatum(i);
 		values[1] = Int32GetDatum(stats[i].streams);
@@ -166,6 +166,7 @@ setops_service_stats(PG_FUNCTION_ARGS)
 		values[6] = Float8GetDatum(stats[i].wait_ms);
 		values[7] = Float8GetDatum(stats[i].run_ms);
 		values[8] = Int64GetDatum(stats[i].copies);
+		values[9] = Float8GetDatum(stats[i].dispatch_ms);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

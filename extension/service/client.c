@@ -49,6 +49,9 @@ service_up(char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "setops is not in shared_preload_libraries, so the GPU service does not run");
 		return false;
 	}
+	if (service_live(NULL))
+		return true;
+	/* (not ready: why, under the mutex) */
 	SpinLockAcquire(&setops_service->mutex);
 	ready = setops_service->ready;
 	if (!ready)
@@ -68,12 +71,7 @@ setops_service_wait_ready(void)
 
 	while (setops_service != NULL && waited < 30000)
 	{
-		bool		ready;
-
-		SpinLockAcquire(&setops_service->mutex);
-		ready = setops_service->ready;
-		SpinLockRelease(&setops_service->mutex);
-		if (ready)
+		if (service_live(NULL))
 			return;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L,
 						 PG_WAIT_EXTENSION);
@@ -90,11 +88,16 @@ setops_service_device_count(char *errbuf, size_t errlen)
 
 	if (!service_up(errbuf, errlen))
 		return 0;
-	SpinLockAcquire(&setops_service->mutex);
+	/* (set before the worker is ready; the mutex only for why there are none) */
 	n = setops_service->ndevices;
 	if (n == 0)
-		strlcpy(errbuf, setops_service->unavailable, errlen);
-	SpinLockRelease(&setops_service->mutex);
+	{
+		SpinLockAcquire(&setops_service->mutex);
+		n = setops_service->ndevices;
+		if (n == 0)
+			strlcpy(errbuf, setops_service->unavailable, errlen);
+		SpinLockRelease(&setops_service->mutex);
+	}
 	return n;
 }
 
@@ -368,11 +371,8 @@ submit(ServiceSlot *slot, char *errbuf, size_t errlen)
 	uint64		generation;
 	bool		ready;
 
-	SpinLockAcquire(&setops_service->mutex);
+	ready = service_live(&generation);
 	worker = setops_service->worker_latch;
-	generation = setops_service->generation;
-	ready = setops_service->ready;
-	SpinLockRelease(&setops_service->mutex);
 	if (!ready || worker == NULL)
 	{
 		snprintf(errbuf, errlen, "the setops GPU service is not running");
@@ -401,17 +401,14 @@ forget_slot(ServiceSlot *slot)
 static SetopsGpuStatus
 wait_done(ServiceSlot *slot, char *errbuf, size_t errlen)
 {
-	uint64		generation = slot->generation;
-	bool		ready;
+	uint64		generation = slot->generation,
+				now;
 
 	PG_TRY();
 	{
 		while (pg_atomic_read_u32(&slot->state) != SLOT_DONE)
 		{
-			SpinLockAcquire(&setops_service->mutex);
-			ready = setops_service->ready && setops_service->generation == generation;
-			SpinLockRelease(&setops_service->mutex);
-			if (!ready)
+			if (!service_live(&now) || now != generation)
 				break;
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100L,
 							 PG_WAIT_EXTENSION);
@@ -787,10 +784,7 @@ setops_service_caches(void)
 
 	if (setops_service == NULL)
 		return false;
-	SpinLockAcquire(&setops_service->mutex);
-	caches = setops_service->ready && setops_service->ncaches > 0 &&
-		setops_service->cache[0].capacity > 0;
-	SpinLockRelease(&setops_service->mutex);
+	caches = service_live(NULL) && pg_atomic_read_u32(&setops_service->caching) != 0;
 	return caches;
 }
 
@@ -1132,10 +1126,8 @@ setops_service_load_stats(SetopsServiceStats *stats)
 
 	if (setops_service == NULL)
 		return 0;
-	SpinLockAcquire(&setops_service->mutex);
-	if (setops_service->ready)
+	if (service_live(NULL))
 		n = setops_service->ndevices;
-	SpinLockRelease(&setops_service->mutex);
 	for (d = 0; d < n; d++)
 	{
 		ServiceDeviceStats *l = &setops_service->load[d];
@@ -1148,6 +1140,7 @@ setops_service_load_stats(SetopsServiceStats *stats)
 		stats[d].wait_ms = pg_atomic_read_u64(&l->wait_us) / 1000.0;
 		stats[d].run_ms = pg_atomic_read_u64(&l->run_us) / 1000.0;
 		stats[d].copies = (int64) pg_atomic_read_u64(&l->copies);
+		stats[d].dispatch_ms = pg_atomic_read_u64(&setops_service->dispatch_us) / 1000.0;
 	}
 	return n;
 }

@@ -141,6 +141,7 @@ publish(int device, void (*change) (ServiceCacheStats *s, int64 arg), int64 arg)
 		setops_service->cache[d].capacity = capacity[d];
 	}
 	setops_service->ncaches = ndev;
+	pg_atomic_write_u32(&setops_service->caching, ndev > 0 && capacity[0] > 0);
 	SpinLockRelease(&setops_service->mutex);
 }
 
@@ -242,6 +243,9 @@ check_epoch(int device)
 	dlist_mutable_iter iter;
 	int			i;
 
+	/* (every lookup asks: no reset since, without making the device current) */
+	if (service_device->device_epoch(device) == epoch[device])
+		return;
 	if (on_device(device, &now, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
 		return;
 	if (now == epoch[device])

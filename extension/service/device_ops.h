@@ -36,6 +36,7 @@ typedef struct DeviceOps
 	/* the same, on a stream of its own (an executor thread's) */
 	SetopsGpuStatus (*use_stream) (int index, int stream, char *errbuf, size_t errlen);
 	uint64_t	(*epoch) (void);	/* changes when buffers were lost (a reset) */
+	uint64_t	(*device_epoch) (int index);	/* the same, of a device not made current */
 	SetopsGpuStatus (*register_host) (void *host, size_t bytes, char *errbuf, size_t errlen);
 	void		(*set_interrupt_callback) (SetopsGpuInterruptFn fn);
 

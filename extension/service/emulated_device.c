@@ -71,6 +71,12 @@ emu_epoch(void)
 	return 1;
 }
 
+static uint64_t
+emu_device_epoch(int index)
+{
+	return 1;
+}
+
 static SetopsGpuStatus
 emu_register_host(void *host, size_t bytes, char *errbuf, size_t errlen)
 {
@@ -359,6 +365,7 @@ const DeviceOps setops_emulated_device = {
 	.use = emu_use,
 	.use_stream = emu_use_stream,
 	.epoch = emu_epoch,
+	.device_epoch = emu_device_epoch,
 	.register_host = emu_register_host,
 	.set_interrupt_callback = emu_set_interrupt_callback,
 	.buffer_alloc = emu_buffer_alloc,

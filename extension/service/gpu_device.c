@@ -14,6 +14,7 @@ const DeviceOps setops_gpu_device = {
 	.use = setops_gpu_use_device,
 	.use_stream = setops_gpu_use_stream,
 	.epoch = setops_gpu_context_epoch,
+	.device_epoch = setops_gpu_device_epoch,
 	.register_host = setops_gpu_register_host,
 	.set_interrupt_callback = setops_gpu_set_interrupt_callback,
 	.buffer_alloc = setops_gpu_buffer_alloc,

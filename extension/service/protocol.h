@@ -267,6 +267,16 @@ typedef struct ServiceShared
 	pid_t		worker_pid;		/* 0 when not running */
 	uint64		generation;		/* bumped at every worker start */
 	bool		ready;			/* devices known (possibly none) */
+	/*
+	 * generation << 1 | ready, and whether a cache takes stored arrays,
+	 * written with the fields above under the mutex: every call reads them
+	 * without it.  (64 sessions taking one spinlock several times a call
+	 * made it the service's bottleneck, and s_lock's backoff sleeps a
+	 * millisecond: the slow tail.)
+	 */
+	pg_atomic_uint64 live;
+	pg_atomic_uint32 caching;
+	pg_atomic_uint64 dispatch_us;	/* the main thread's time handing requests on */
 	Latch	   *worker_latch;
 	int			ndevices;
 	SetopsGpuDeviceInfo devices[SERVICE_MAX_DEVICES];
@@ -285,6 +295,27 @@ typedef struct ServiceShared
 
 /* NULL unless setops is in shared_preload_libraries. */
 extern ServiceShared *setops_service;
+
+/* Whether the worker is ready, and its generation, without the mutex. */
+static inline bool
+service_live(uint64 *generation)
+{
+	uint64		word = pg_atomic_read_u64(&setops_service->live);
+
+	/* (what the worker wrote before it was ready is seen after this) */
+	pg_read_barrier();
+	if (generation != NULL)
+		*generation = word >> 1;
+	return (word & 1) != 0;
+}
+
+/* The worker's ready and generation, published (the mutex held). */
+static inline void
+service_set_live(void)
+{
+	pg_atomic_write_u64(&setops_service->live,
+						setops_service->generation << 1 | (setops_service->ready ? 1 : 0));
+}
 
 /* Offsets of a request's parts in its slot's arena. */
 #define SERVICE_ALIGN(x) TYPEALIGN(64, (x))

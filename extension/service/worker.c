@@ -41,6 +41,7 @@
 #include "service/worker.h"
 #include "service/device_ops.h"
 #include "engine/cpu/engine.h"
+#include "engine/common/clock_ms.h"
 
 ServiceShared *setops_service = NULL;
 
@@ -113,6 +114,9 @@ service_shmem_startup(void)
 		SpinLockInit(&setops_service->mutex);
 		ConditionVariableInit(&setops_service->slot_freed);
 		pg_atomic_init_u32(&setops_service->nstreams, 0);
+		pg_atomic_init_u64(&setops_service->live, 0);
+		pg_atomic_init_u32(&setops_service->caching, 0);
+		pg_atomic_init_u64(&setops_service->dispatch_us, 0);
 		for (i = 0; i < SERVICE_MAX_DEVICES; i++)
 		{
 			ServiceDeviceStats *d = &setops_service->load[i];
@@ -538,6 +542,7 @@ serve_slots(int *next)
 {
 	int			start = *next,
 				k;
+	double		t0;
 
 	if (service_exec_reap())
 		gpu_still_usable();
@@ -552,6 +557,7 @@ serve_slots(int *next)
 			continue;
 		pg_read_barrier();
 		pg_atomic_write_u32(&slot->state, SLOT_RUNNING);
+		t0 = setops_clock_ms();
 		if (pg_atomic_read_u32(&slot->abandoned) == 0)
 		{
 			MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "setops request",
@@ -590,6 +596,8 @@ serve_slots(int *next)
 		if (!request_in_flight)
 			finish_slot(slot, i);
 		request_in_flight = false;
+		pg_atomic_fetch_add_u64(&setops_service->dispatch_us,
+								(uint64) ((setops_clock_ms() - t0) * 1000));
 		CHECK_FOR_INTERRUPTS();
 		gpu_still_usable();
 	}
@@ -601,6 +609,7 @@ service_exit(int code, Datum arg)
 {
 	SpinLockAcquire(&setops_service->mutex);
 	setops_service->ready = false;
+	service_set_live();
 	setops_service->worker_pid = 0;
 	setops_service->worker_latch = NULL;
 	snprintf(setops_service->unavailable, sizeof(setops_service->unavailable),
@@ -647,6 +656,8 @@ setops_service_main(Datum arg)
 	setops_service->worker_pid = MyProcPid;
 	setops_service->worker_latch = MyLatch;
 	setops_service->ready = true;
+	pg_write_barrier();
+	service_set_live();
 	SpinLockRelease(&setops_service->mutex);
 
 	/* what an earlier worker left: fail it, so nobody waits forever */

@@ -425,8 +425,12 @@ service_exec_submit(ServiceJob *job)
 	else
 		q->head = job;
 	q->tail = job;
-	/* a polling executor takes a lone job; one behind others wakes a sleeper to overlap */
-	if (q->polling == 0 || q->head != job)
+	/*
+	 * A polling executor takes a lone job, and a count with the counts
+	 * queued before it; another job behind others wakes a sleeper, to
+	 * overlap.  (Each wake-up is a system call on this thread.)
+	 */
+	if (q->polling == 0 || (q->head != job && !coalescible(job)))
 		pthread_cond_signal(&q->ready);
 	pthread_mutex_unlock(&q->lock);
 }

@@ -38,8 +38,9 @@
 #
 # Output: a line per point (size, form, mode, gpus, clients, tps, p50 ms,
 # p99 ms, failures, the GPU's share of the calls, the host's CPUs busy during
-# the timed run (0 to 1, /proc/stat) and the cores the GPU service's threads
-# kept busy (its worker process), then ratios from the same run: gpu/cpu and
+# the timed run (0 to 1, /proc/stat), the cores the GPU service's threads
+# kept busy (its worker process) and the share of the run its main thread
+# spent handing requests on (setops_service's dispatch_ms), then ratios from the same run: gpu/cpu and
 # auto/max(cpu, gpu) tps per (size, form, gpus, clients); all GPUs / 1 GPU
 # tps in gpu mode; p99/p50 in gpu mode at 64 clients; the single request
 # (1 client, count of stored 16M rows, gpu mode): median latency with all
@@ -440,8 +441,8 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\n' >"$tsv"
-header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores)
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\n' >"$tsv"
+header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch)
 total_failures=0
 pid_n=0
 
@@ -459,6 +460,11 @@ pgbench_failures() {	# log rc
 # requests the GPU service has taken, all devices (empty without one)
 service_requests() {
 	psql -XAtq -c 'SELECT sum(requests) FROM setops_service_stats()' 2>/dev/null
+}
+
+# the service's main thread's summed time handing requests on (ms; empty without one)
+service_dispatch_ms() {
+	psql -XAtq -c 'SELECT max(dispatch_ms) FROM setops_service_stats()' 2>/dev/null
 }
 
 # busy and total CPU ticks of the host (/proc/stat), and the GPU service's own
@@ -494,10 +500,14 @@ run_point() {	# size form mode clients gpus-label
 	rc=0
 	req0=$(service_requests)
 	svc0=$(service_ticks)
+	disp0=$(service_dispatch_ms)
+	t0=$(date +%s.%N)
 	read -r busy0 all0 < <(host_ticks)
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 || rc=$?
 	read -r busy1 all1 < <(host_ticks)
+	t1=$(date +%s.%N)
+	disp1=$(service_dispatch_ms)
 	svc1=$(service_ticks)
 	req1=$(service_requests)
 	# the host's CPUs busy (share), and the cores the service's threads kept busy
@@ -506,6 +516,11 @@ run_point() {	# size form mode clients gpus-label
 	[ "$svc0" != - ] && [ "$svc1" != - ] &&
 		svc_cores=$(awk -v s=$((svc1 - svc0)) -v a=$((all1 - all0)) -v n="$ncpu" \
 			'BEGIN { printf "%.2f", (a > 0 ? s * n / a : 0) }')
+	# the share of the run the main thread spent handing requests on
+	dispatch=-
+	[ -n "$disp0" ] && [ -n "$disp1" ] &&
+		dispatch=$(awk -v d0="$disp0" -v d1="$disp1" -v t0="$t0" -v t1="$t1" \
+			'BEGIN { printf "%.2f", (t1 > t0 ? (d1 - d0) / ((t1 - t0) * 1000) : 0) }')
 	unset PGOPTIONS
 	fails=$(( fails + $(pgbench_failures "$pre.out" $rc) ))
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$pre.out")
@@ -523,8 +538,8 @@ run_point() {	# size form mode clients gpus-label
 	share=-
 	[ "$xacts" -gt 0 ] && [ -n "$req0" ] && [ -n "$req1" ] &&
 		share=$(awk -v r=$((req1 - req0)) -v x="$xacts" 'BEGIN { printf "%.3f", r / x }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" >>"$tsv"
-	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" >>"$tsv"
+	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores" "$dispatch"
 	if [ "$fails" -gt 0 ]; then
 		total_failures=$((total_failures + fails))
 		grep -hE 'error|ERROR|FATAL' "$pre.warm" "$pre.out" | head -n 5 | sed 's/^/      /'

@@ -5,6 +5,7 @@
 # load_bench.sh quick in gpu mode on 20k and 1M rows at 64 clients; logs under $OUT.
 set -u
 cd "$(dirname "$0")/../.."
+mkdir -p "$OUT"
 for v in $AB_VARIANTS; do
   name=${v%%:*}; opts=$(echo "${v#*:}" | tr ',' ' ')
   echo "==== $name ($opts)"
@@ -13,5 +14,5 @@ for v in $AB_VARIANTS; do
   psql -XAtq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'SELECT count(*) FROM setops_devices()' >/dev/null
   LOAD_BENCH_MODES=gpu LOAD_BENCH_SIZES="20k 1M" LOAD_BENCH_CLIENTS=64 \
     OUT=$OUT/$name bash test/bench/load_bench.sh quick > $OUT/$name.log 2>&1
-  awk -F'\t' 'NR>1 {printf "%s %s gpus=%s tps=%s tx/4=%.0f p50=%s p99=%s host_busy=%s service_cores=%s\n",$1,$2,$4,$6,$10/4,$7,$8,$12,$13}' $OUT/$name/load_bench.tsv
+  awk -F'\t' 'NR>1 {printf "%s %s gpus=%s tps=%s tx/4=%.0f p50=%s p99=%s host_busy=%s service_cores=%s dispatch_busy=%s\n",$1,$2,$4,$6,$10/4,$7,$8,$12,$13,$14}' $OUT/$name/load_bench.tsv
 done
