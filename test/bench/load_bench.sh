@@ -40,7 +40,9 @@
 # p99 ms, failures, the GPU's share of the calls, the host's CPUs busy during
 # the timed run (0 to 1, /proc/stat), the cores the GPU service's threads
 # kept busy (its worker process) and the share of the run its main thread
-# spent handing requests on (setops_service's dispatch_ms), then ratios from the same run: gpu/cpu and
+# spent handing requests on (setops_service's dispatch_ms), and the requests
+# that shared each launch on each device (per_launch, "device 0/device 1"),
+# then ratios from the same run: gpu/cpu and
 # auto/max(cpu, gpu) tps per (size, form, gpus, clients); all GPUs / 1 GPU
 # tps in gpu mode; p99/p50 in gpu mode at 64 clients; the single request
 # (1 client, count of stored 16M rows, gpu mode): median latency with all
@@ -441,8 +443,8 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\n' >"$tsv"
-header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch)
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\n' >"$tsv"
+header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch per_launch)
 total_failures=0
 pid_n=0
 
@@ -460,6 +462,11 @@ pgbench_failures() {	# log rc
 # requests the GPU service has taken, all devices (empty without one)
 service_requests() {
 	psql -XAtq -c 'SELECT sum(requests) FROM setops_service_stats()' 2>/dev/null
+}
+
+# each device's requests and launches, "r:l r:l ..." (empty without the service)
+service_launches() {
+	psql -XAtq -c "SELECT string_agg(requests || ':' || launches, ' ' ORDER BY device) FROM setops_service_stats()" 2>/dev/null
 }
 
 # the service's main thread's summed time handing requests on (ms; empty without one)
@@ -501,6 +508,7 @@ run_point() {	# size form mode clients gpus-label
 	req0=$(service_requests)
 	svc0=$(service_ticks)
 	disp0=$(service_dispatch_ms)
+	launch0=$(service_launches)
 	t0=$(date +%s.%N)
 	read -r busy0 all0 < <(host_ticks)
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
@@ -508,6 +516,17 @@ run_point() {	# size form mode clients gpus-label
 	read -r busy1 all1 < <(host_ticks)
 	t1=$(date +%s.%N)
 	disp1=$(service_dispatch_ms)
+	launch1=$(service_launches)
+	# requests a launch on each device during the run ("-" where none ran):
+	# how many requests shared each trip to the GPU
+	per_launch=$(awk -v a="$launch0" -v b="$launch1" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " "); out = ""
+		for (i = 1; i <= n; i++) {
+			split(x[i], p, ":"); split(y[i], q, ":")
+			l = q[2] - p[2]; r = q[1] - p[1]
+			out = out (i > 1 ? "/" : "") (l > 0 ? sprintf("%.1f", r / l) : "-")
+		}
+		print (n > 0 ? out : "-") }')
 	svc1=$(service_ticks)
 	req1=$(service_requests)
 	# the host's CPUs busy (share), and the cores the service's threads kept busy
@@ -538,8 +557,8 @@ run_point() {	# size form mode clients gpus-label
 	share=-
 	[ "$xacts" -gt 0 ] && [ -n "$req0" ] && [ -n "$req1" ] &&
 		share=$(awk -v r=$((req1 - req0)) -v x="$xacts" 'BEGIN { printf "%.3f", r / x }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" >>"$tsv"
-	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores" "$dispatch"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" >>"$tsv"
+	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch"
 	if [ "$fails" -gt 0 ]; then
 		total_failures=$((total_failures + fails))
 		grep -hE 'error|ERROR|FATAL' "$pre.warm" "$pre.out" | head -n 5 | sed 's/^/      /'

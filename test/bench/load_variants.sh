@@ -14,5 +14,5 @@ for v in $AB_VARIANTS; do
   psql -XAtq -c 'CREATE EXTENSION IF NOT EXISTS setops' -c 'SELECT count(*) FROM setops_devices()' >/dev/null
   LOAD_BENCH_MODES=gpu LOAD_BENCH_SIZES="20k 1M" LOAD_BENCH_CLIENTS=64 \
     OUT=$OUT/$name bash test/bench/load_bench.sh quick > $OUT/$name.log 2>&1
-  awk -F'\t' 'NR>1 {printf "%s %s gpus=%s tps=%s tx/4=%.0f p50=%s p99=%s host_busy=%s service_cores=%s dispatch_busy=%s\n",$1,$2,$4,$6,$10/4,$7,$8,$12,$13,$14}' $OUT/$name/load_bench.tsv
+  awk -F'\t' 'NR>1 {printf "%s %s gpus=%s tps=%s tx/4=%.0f p50=%s p99=%s host_busy=%s service_cores=%s dispatch_busy=%s per_launch=%s\n",$1,$2,$4,$6,$10/4,$7,$8,$12,$13,$14,$15}' $OUT/$name/load_bench.tsv
 done
