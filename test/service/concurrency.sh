@@ -286,6 +286,12 @@ cache_stats() {
 	psql -XAtq -F ' ' -c 'SELECT sum(capacity_bytes), sum(hits), sum(misses), sum(evictions) FROM setops_cache_stats()' 2>/dev/null || true
 }
 read -r _ hits0 misses0 evictions0 <<<"$(cache_stats)"
+# the service's own counters (setops_service): requests answered, launches,
+# and its main thread's time handing requests on
+service_counters() {
+	psql -XAtq -F ' ' -c 'SELECT sum(requests), sum(launches), sum(batched), max(dispatch_ms) FROM setops_service' 2>/dev/null || true
+}
+read -r req0 launch0 batched0 dispatch0 <<<"$(service_counters)"
 
 # --- the load
 rc=0
@@ -357,6 +363,24 @@ if [ -n "${cap:-}" ] && [ "$cap" -gt 0 ]; then
 	fi
 else
 	echo "   device cache: off"
+fi
+
+# every transaction's operation was answered by the service (a stored row
+# missed by the cache is asked again, a large one goes in chunks: at least
+# one request each); launches and shared launches within the requests; the
+# main thread's time grew
+read -r req1 launch1 batched1 dispatch1 <<<"$(service_counters)"
+if [ -n "${req1:-}" ]; then
+	dreq=$((req1 - req0)) dlaunch=$((launch1 - launch0)) dbatched=$((batched1 - batched0))
+	echo "   service during the run: $dreq requests, $dlaunch launches, $dbatched in shared launches, main thread $(awk -v a="$dispatch0" -v b="$dispatch1" 'BEGIN { printf "%.0f", b - a }') ms"
+	if [ "$dreq" -ge "${done_x:-0}" ] && [ "$dlaunch" -ge 1 ] && [ "$dlaunch" -le "$dreq" ] &&
+		[ "$dbatched" -le "$dreq" ] && awk -v a="$dispatch0" -v b="$dispatch1" 'BEGIN { exit !(b > a) }'; then
+		passed=$((passed + 1))
+	else
+		fail "the service's counters: $dreq requests for ${done_x:-0} transactions, $dlaunch launches, $dbatched shared, dispatch_ms $dispatch0 -> $dispatch1"
+	fi
+else
+	fail "setops_service has no rows"
 fi
 
 echo "service_concurrency: $passed passed, $failed failed"
