@@ -50,7 +50,10 @@
 # around EXECUTE, planning included; parallel query off); rows/s; ratios
 # of rows/s against per-row cpu and intarray; GB/s of row keys scanned
 # (the rows' keys x 4 bytes / time, the query's not counted) beside the
-# GPU's memory read bandwidth (from nvidia-smi's name).
+# GPU's memory read bandwidth (from nvidia-smi's name); for the GPU methods
+# the GPU service's own time in those runs (setops_service: its main
+# thread's dispatch_ms, which includes the batches it runs, and its
+# executors' run_ms), so that the backend's share shows.
 #
 # Environment: ROWS (100000), MINK (1000), MAXK (10000), QUERY_KEYS
 # (100000; at least MAXK), RUNS (3), SLOW_RUNS (RUNS), INTARRAY_ROWS (2000),
@@ -221,21 +224,33 @@ CREATE FUNCTION top_query(ord text, filt text) RETURNS text LANGUAGE sql IMMUTAB
     SELECT format('SELECT array(SELECT id FROM rows %s ORDER BY %s LIMIT 10)::text', filt, ord)
 $f$;
 CREATE TABLE results (ord serial, method text, device text, nrows int, nkeys int8, expr text, filt text,
-                      ms float8[], answers text[], top_ms float8[], tops text[], error text);
--- run query `runs` times under setops.device = device: wall ms and answer of each
-CREATE FUNCTION timed(query text, device text, runs int, OUT ms float8[], OUT answers text[])
+                      ms float8[], answers text[], top_ms float8[], tops text[], error text,
+                      svc_ms float8[]);
+-- the GPU service's time so far (ms): its main thread's handing requests on,
+-- which includes the batches it runs itself, and its executors' running
+-- time (setops_service; 0 without the service)
+CREATE FUNCTION service_ms() RETURNS float8 LANGUAGE sql VOLATILE
+AS $$ SELECT coalesce(max(dispatch_ms), 0) + coalesce(sum(run_ms), 0) FROM setops_service $$;
+-- run query `runs` times under setops.device = device: wall ms, answer
+-- and the service's time of each
+CREATE FUNCTION timed(query text, device text, runs int, OUT ms float8[], OUT answers text[],
+                      OUT svc_ms float8[])
 LANGUAGE plpgsql AS $$
 DECLARE
     t timestamptz;
+    s float8;
     a text;
 BEGIN
     ms := '{}';
     answers := '{}';
+    svc_ms := '{}';
     PERFORM set_config('setops.device', device, true);
     FOR i IN 1 .. runs LOOP
+        s := service_ms();
         t := clock_timestamp();
         EXECUTE query INTO a;
         ms := ms || extract(epoch FROM clock_timestamp() - t)::float8 * 1000;
+        svc_ms := svc_ms || (service_ms() - s);
         answers := answers || a;
     END LOOP;
 END $$;
@@ -255,10 +270,10 @@ BEGIN
     ELSE
         SELECT NULL::float8[] AS ms, NULL::text[] AS answers INTO t;
     END IF;
-    INSERT INTO results (method, device, nrows, nkeys, expr, filt, ms, answers, top_ms, tops)
+    INSERT INTO results (method, device, nrows, nkeys, expr, filt, ms, answers, top_ms, tops, svc_ms)
     SELECT method, device, coalesce(sample, current_setting('sim.nrows')::int),
            CASE WHEN sample IS NULL THEN current_setting('sim.nkeys')::int8 ELSE current_setting('sim.ia_keys')::int8 END,
-           expr, filt, a.ms, a.answers, t.ms, t.answers;
+           expr, filt, a.ms, a.answers, t.ms, t.answers, a.svc_ms;
 EXCEPTION WHEN OTHERS THEN
     INSERT INTO results (method, device, expr, filt, error) VALUES (method, device, expr, filt, SQLSTATE || ': ' || SQLERRM);
 END $$;
@@ -351,10 +366,12 @@ SELECT r.method, r.device, m.nrows AS rows, cardinality(m.ms) AS runs,
          AS pct_of_gpu_bw,
        round((m.rps / b.cpu_rps)::numeric, 2) AS x_per_row_cpu,
        round((m.rps / b.ia_rps)::numeric, 2) AS x_intarray,
-       round(median(m.top_ms)::numeric, 1) AS top10_ms, v.answers, v.top10
+       round(median(m.top_ms)::numeric, 1) AS top10_ms,
+       CASE WHEN r.device <> 'cpu' THEN round(median(m.svc_ms)::numeric, 1) END AS service_ms,
+       v.answers, v.top10
 FROM results r JOIN verdict v USING (ord) LEFT JOIN m USING (ord) CROSS JOIN base b
 ORDER BY r.ord;
-\echo '# all_ms: Jaccard of every row (median wall ms); top10_ms: the 10 best rows; x_*: rows/s against per-row cpu and intarray (intarray and its reference on a sample); keys_gb_s: the rows'' int4 keys / all_ms'
+\echo '# all_ms: Jaccard of every row (median wall ms); top10_ms: the 10 best rows; x_*: rows/s against per-row cpu and intarray (intarray and its reference on a sample); keys_gb_s: the rows'' int4 keys / all_ms; service_ms: the GPU service''s time in the all_ms runs (median; its main thread, which runs batches itself, and its executors), the rest of all_ms is the backend''s or waiting'
 SELECT count(*) FILTER (WHERE answers <> 'same' OR top10 NOT IN ('same', '-')) > 0 AS failed FROM verdict \gset
 \if :failed
 DO $$ BEGIN RAISE EXCEPTION 'similarity_bench: a method failed or gave a different answer (above)'; END $$;
