@@ -326,14 +326,10 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  *     sooner, so that while the GPU's queue is short calls go there, and
  *     as it grows the CPU engine takes the calls it answers sooner (both
  *     engines at work);
- *   - with the CPUs busy (tasks runnable on three quarters of them or
- *     more), the CPU time: each CPU millisecond one call takes is one the
- *     other sessions lose, and a call waiting for the GPU takes almost
- *     none, so the engine that costs the CPUs less serves more calls in
- *     all.  (Waiting for every CPU to be busy was too late: with 64
- *     sessions of 20k-key counts on 2 GPUs, the host 83-86% busy, auto
- *     sent 5% of the calls to the CPU engine and served 0.86x the calls
- *     that gpu mode did.)
+ *   - with every CPU busy (as many tasks runnable as CPUs), the CPU time: each
+ *     CPU millisecond one call takes is one the other sessions lose, and
+ *     a call waiting for the GPU takes almost none, so the engine that
+ *     costs the CPUs less serves more calls in all.
  * Until both averages are known, the rule of setops.gpu_min_elements
  * decides, and near its threshold (within 8 times) a call now and then
  * tries the other engine; once both are known, the slower one is still
@@ -392,10 +388,10 @@ route_cpu_ms(void)
 }
 
 /*
- * Whether the machine's CPUs are busy: the tasks runnable now (the
- * fourth field of /proc/loadavg, this backend included) against three
- * quarters of the CPUs online, sampled at most every ROUTE_LOAD_MS and
- * smoothed over samples (a reading is a moment).  /proc/loadavg costs a few microseconds, unlike
+ * Whether the machine's CPUs are all busy: the tasks runnable now (the
+ * fourth field of /proc/loadavg, this backend included) against the CPUs
+ * online, sampled at most every ROUTE_LOAD_MS and smoothed over samples
+ * (a reading is a moment).  /proc/loadavg costs a few microseconds, unlike
  * /proc/stat, whose per-interrupt counters cost milliseconds on large
  * hosts.  False where it cannot be read.
  */
@@ -419,7 +415,7 @@ route_cpus_busy(double now)
 	if (f == NULL)
 		return false;
 	if (fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &tasks) == 5)
-		busy_share += 0.3 * ((running * 4 >= ncpus * 3 ? 1.0 : 0.0) - busy_share);
+		busy_share += 0.3 * ((running >= ncpus ? 1.0 : 0.0) - busy_share);
 	fclose(f);
 	return busy_share >= 0.5;
 }
