@@ -459,19 +459,13 @@ pgbench_failures() {	# log rc
 	echo $failed
 }
 
-# requests the GPU service has taken, all devices (empty without one)
-service_requests() {
-	psql -XAtq -c 'SELECT sum(requests) FROM setops_service_stats()' 2>/dev/null
-}
-
-# each device's requests and launches, "r:l r:l ..." (empty without the service)
-service_launches() {
-	psql -XAtq -c "SELECT string_agg(requests || ':' || launches, ' ' ORDER BY device) FROM setops_service_stats()" 2>/dev/null
-}
-
-# the service's main thread's summed time handing requests on (ms; empty without one)
-service_dispatch_ms() {
-	psql -XAtq -c 'SELECT max(dispatch_ms) FROM setops_service_stats()' 2>/dev/null
+# the GPU service's counters, one line: requests taken (all devices), its
+# main thread's summed time handing requests on (ms), then each device's
+# requests and launches "r:l r:l ..." (empty without the service)
+service_counters() {
+	psql -XAtq -F ' ' -c "SELECT sum(requests), max(dispatch_ms),
+		string_agg(requests || ':' || launches, ' ' ORDER BY device) FROM setops_service_stats()
+		HAVING count(*) > 0" 2>/dev/null
 }
 
 # busy and total CPU ticks of the host (/proc/stat), and the GPU service's own
@@ -480,10 +474,9 @@ host_ticks() {
 	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat
 }
 service_ticks() {
-	local pid
+	local pid pm
 	# (a worker without a database connection is not in pg_stat_activity: the
 	# newest process of that title, a child of this cluster's postmaster)
-	local pm
 	pm=$(head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null)
 	pid=$(pgrep -n -P "${pm:-0}" -f 'setops GPU service' 2>/dev/null)
 	[ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || { echo -; return; }
@@ -505,18 +498,16 @@ run_point() {	# size form mode clients gpus-label
 	fi
 	fails=$(pgbench_failures "$pre.warm" $rc)
 	rc=0
-	req0=$(service_requests)
 	svc0=$(service_ticks)
-	disp0=$(service_dispatch_ms)
-	launch0=$(service_launches)
+	read -r req0 disp0 launch0 <<<"$(service_counters)"
 	t0=$(date +%s.%N)
 	read -r busy0 all0 < <(host_ticks)
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 || rc=$?
 	read -r busy1 all1 < <(host_ticks)
 	t1=$(date +%s.%N)
-	disp1=$(service_dispatch_ms)
-	launch1=$(service_launches)
+	read -r req1 disp1 launch1 <<<"$(service_counters)"
+	svc1=$(service_ticks)
 	# requests a launch on each device during the run ("-" where none ran):
 	# how many requests shared each trip to the GPU
 	per_launch=$(awk -v a="$launch0" -v b="$launch1" 'BEGIN {
@@ -527,8 +518,6 @@ run_point() {	# size form mode clients gpus-label
 			out = out (i > 1 ? "/" : "") (l > 0 ? sprintf("%.1f", r / l) : "-")
 		}
 		print (n > 0 ? out : "-") }')
-	svc1=$(service_ticks)
-	req1=$(service_requests)
 	# the host's CPUs busy (share), and the cores the service's threads kept busy
 	host_busy=$(awk -v b=$((busy1 - busy0)) -v a=$((all1 - all0)) 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
 	svc_cores=-
