@@ -93,6 +93,7 @@ static int	next_hint = 0;
 static MemoryContext cache_cxt = NULL;
 static int	ndev = 0;
 static uint64 next_serial = 0;
+static uint64 removals = 0;		/* entries that left the table: refs' pointers go stale */
 static Size capacity[SERVICE_MAX_DEVICES];
 static Size used[SERVICE_MAX_DEVICES];
 static int64 nentries[SERVICE_MAX_DEVICES];
@@ -209,7 +210,10 @@ drop_copy(CacheEntry *e, int device, bool free_memory)
 	dlist_delete(&c->lru);
 	memset(c, 0, sizeof(*c));
 	if (--e->ncopies == 0)
+	{
 		hash_search(entries, &e->key, HASH_REMOVE, NULL);
+		removals++;
+	}
 }
 
 static void
@@ -233,9 +237,9 @@ entry_of(CacheCopy *c, int device)
 
 /*
  * A reset of the device (after a sticky error) freed every copy on it
- * with its context: forget them, do not free them.
+ * with its context: forget them, do not free them.  True when it did.
  */
-static void
+static bool
 check_epoch(int device)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN];
@@ -245,11 +249,11 @@ check_epoch(int device)
 
 	/* (every lookup asks: no reset since, without making the device current) */
 	if (service_device->device_epoch(device) == epoch[device])
-		return;
+		return false;
 	if (on_device(device, &now, errbuf, sizeof(errbuf)) != SETOPS_GPU_OK)
-		return;
+		return false;
 	if (now == epoch[device])
-		return;
+		return false;
 	dlist_foreach_modify(iter, &lru[device])
 		drop_copy(entry_of(dlist_container(CacheCopy, lru, iter.cur), device), device, false);
 	for (i = 0; i < setops_service->nslots; i++)
@@ -257,6 +261,7 @@ check_epoch(int device)
 			drop_pending(i, false);
 	epoch[device] = now;
 	publish(device, count_nothing, 0);
+	return true;
 }
 
 /* The device's least recently used copy that no request reads, or NULL. */
@@ -443,34 +448,68 @@ service_cache_configure(void)
 
 /*
  * The array cached under key: its size and the devices holding a copy, or
- * false; counted as a hit or a miss unless this is a backend's retry after
- * sending what was missing.
+ * false.  Not counted (service_cache_count).
  */
 bool
-service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref)
+service_cache_find(const SetopsCacheKey *key, ServiceCacheRef *ref)
 {
 	CacheEntry *e = hash_search(entries, key, HASH_FIND, NULL);
 	int			d;
 
 	/* a reset of a device drops the copies it held (perhaps the last) */
 	for (d = 0; e != NULL && d < ndev; d++)
-		if (e->copy[d].keys != NULL)
-		{
-			check_epoch(d);
+		if (e->copy[d].keys != NULL && check_epoch(d))
 			e = hash_search(entries, key, HASH_FIND, NULL);
-		}
 	if (e == NULL)
-	{
-		if (count)
-			publish(0, count_misses, 1);
 		return false;
-	}
 	ref->key = *key;
 	ref->n = e->n;
 	ref->devices = devices_of(e);
-	if (count)
-		publish(pg_rightmost_one_pos32(ref->devices), count_hits, 1);
+	ref->entry = e;
+	ref->removals = removals;
 	return true;
+}
+
+/*
+ * Hits found on each device (by the lowest device holding a copy, as
+ * service_cache_lookup counts them) and misses, published at once: a
+ * batch's rows take the stats' lock once, not once a row.
+ */
+void
+service_cache_count(const int64 *hits, int64 misses)
+{
+	int			d;
+
+	SpinLockAcquire(&setops_service->mutex);
+	for (d = 0; d < ndev; d++)
+		setops_service->cache[d].hits += hits[d];
+	setops_service->cache[0].misses += misses;
+	SpinLockRelease(&setops_service->mutex);
+}
+
+/*
+ * service_cache_find, counted as a hit or a miss unless this is a
+ * backend's retry after sending what was missing.
+ */
+bool
+service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref)
+{
+	bool		found = service_cache_find(key, ref);
+
+	if (count && found)
+		publish(pg_rightmost_one_pos32(ref->devices), count_hits, 1);
+	else if (count)
+		publish(0, count_misses, 1);
+	return found;
+}
+
+/* ref's entry: the one found, unless an entry has left the table since. */
+static CacheEntry *
+ref_entry(const ServiceCacheRef *ref)
+{
+	if (ref->entry != NULL && ref->removals == removals)
+		return (CacheEntry *) ref->entry;
+	return hash_search(entries, &ref->key, HASH_FIND, NULL);
 }
 
 /*
@@ -481,7 +520,7 @@ service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref
 void
 service_cache_touch(const ServiceCacheRef *ref)
 {
-	CacheEntry *e = hash_search(entries, &ref->key, HASH_FIND, NULL);
+	CacheEntry *e = ref_entry(ref);
 	int			d;
 
 	for (d = 0; e != NULL && d < ndev; d++)
@@ -498,7 +537,7 @@ service_cache_touch(const ServiceCacheRef *ref)
 bool
 service_cache_on(const ServiceCacheRef *ref, int device)
 {
-	CacheEntry *e = hash_search(entries, &ref->key, HASH_FIND, NULL);
+	CacheEntry *e = ref_entry(ref);
 
 	return e != NULL && e->copy[device].keys != NULL;
 }
@@ -524,7 +563,7 @@ SetopsGpuStatus
 service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hold,
 				   const void **keys, char *errbuf, size_t errlen)
 {
-	CacheEntry *e = hash_search(entries, &ref->key, HASH_FIND, NULL);
+	CacheEntry *e = ref_entry(ref);
 	SetopsGpuStatus status;
 	void	   *copy = NULL;
 	uint64		copy_epoch = 0;
@@ -575,6 +614,7 @@ service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hol
 	hold->key = ref->key;
 	hold->device = device;
 	hold->serial = e->copy[device].serial;
+	hold->entry = e;
 	*keys = e->copy[device].keys;
 	return SETOPS_GPU_OK;
 }
@@ -587,9 +627,14 @@ service_cache_release(const ServiceCacheHold *hold)
 		store_free(hold->device, hold->epoch, hold->temp);
 	else if (hold->pinned)
 	{
-		CacheEntry *e = hash_search(entries, &hold->key, HASH_FIND, NULL);
+		/*
+		 * Its entry's memory stays the table's (dynahash keeps removed
+		 * entries for reuse, and the table lives as long as the worker):
+		 * the serial, unique to the copy pinned, says whether the copy is
+		 * still there (it may have gone with a reset of its device).
+		 */
+		CacheEntry *e = (CacheEntry *) hold->entry;
 
-		/* (the copy may have gone with a reset of its device) */
 		if (e != NULL && e->copy[hold->device].keys != NULL &&
 			e->copy[hold->device].serial == hold->serial && e->copy[hold->device].pins > 0)
 			e->copy[hold->device].pins--;

@@ -29,6 +29,9 @@ typedef struct ServiceCacheRef
 	SetopsCacheKey key;
 	int64		n;
 	uint32		devices;		/* a bit for each device holding a copy */
+	/* the entry itself, while no entry has left the cache since (removals) */
+	void	   *entry;
+	uint64		removals;
 } ServiceCacheRef;
 
 /* What a request in flight holds of the cache (service_cache_hold). */
@@ -38,6 +41,7 @@ typedef struct ServiceCacheHold
 	SetopsCacheKey key;
 	int			device;
 	uint64		serial;			/* which copy it pinned */
+	void	   *entry;			/* its entry, for the release (serial tells if still so) */
 	void	   *temp;			/* else a copy of its own, freed with the hold */
 	uint64		epoch;
 } ServiceCacheHold;
@@ -47,6 +51,8 @@ extern void service_cache_configure(void);
 extern SetopsGpuStatus service_cache_put(ServiceSlot *slot, int slot_index,
 										 char *errbuf, size_t errlen);
 extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceCacheRef *ref);
+extern bool service_cache_find(const SetopsCacheKey *key, ServiceCacheRef *ref);
+extern void service_cache_count(const int64 *hits, int64 misses);
 extern void service_cache_hint(const SetopsCacheKey *key, int device);
 extern void service_cache_touch(const ServiceCacheRef *ref);
 extern bool service_cache_on(const ServiceCacheRef *ref, int device);

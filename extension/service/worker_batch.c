@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
 #include "setops.h"
@@ -35,15 +36,17 @@ hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCach
 	int64	   *a_len = (int64 *) (base + r->off_pairs) + r->npairs;
 	ServiceCacheRef *refs = palloc(sizeof(ServiceCacheRef) * r->ncached);
 	int64		held_bytes[SERVICE_MAX_DEVICES] = {0};
+	int64		hits[SERVICE_MAX_DEVICES] = {0},
+				misses = 0;
 	int64		i;
 	int			d;
 
 	*status = SETOPS_GPU_OK;
 	for (i = 0; i < r->ncached; i++)
 	{
-		c[i].missing = !service_cache_lookup(&c[i].key, !r->cache_retry, &refs[i]);
+		c[i].missing = !service_cache_find(&c[i].key, &refs[i]);
 		if (c[i].missing)
-			slot->cache_missing++;
+			misses++;
 		else if (c[i].pair < 0 || c[i].pair >= r->npairs || refs[i].n != a_len[c[i].pair])
 		{
 			snprintf(errbuf, errlen,
@@ -55,11 +58,16 @@ hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCach
 		else
 		{
 			service_cache_touch(&refs[i]);	/* not evicted by the misses' puts */
+			hits[pg_rightmost_one_pos32(refs[i].devices)]++;
 			for (d = 0; d < setops_service->ndevices && d < SERVICE_MAX_DEVICES; d++)
 				if (refs[i].devices & (1u << d))
 					held_bytes[d] += refs[i].n;
 		}
 	}
+	/* (a backend's retry after sending what was missing is not counted again) */
+	if (!r->cache_retry)
+		service_cache_count(hits, misses);
+	slot->cache_missing += misses;
 	*device = 0;
 	for (d = 1; d < setops_service->ndevices && d < SERVICE_MAX_DEVICES; d++)
 		if (held_bytes[d] > held_bytes[*device])
