@@ -16,7 +16,10 @@
  * reading the rest).  The first time, that costs an index probe of the
  * TOAST table; the backend then remembers where the chunk was, and the
  * next identity of the same value is one heap fetch at that place (a
- * repeated query over a table of sets makes one such call per row).
+ * repeated query over a table of sets makes one such call per row).  Once
+ * read, the whole identity is remembered too, and stands without a fetch
+ * for as long as its value id cannot have been handed out again (see
+ * identity_remembered): a warm batch then reads no TOAST page at all.
  */
 #include "postgres.h"
 
@@ -40,6 +43,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "storage/bufmgr.h"
+#include "utils/timestamp.h"
 
 #include "setops.h"
 #include "args/args.h"
@@ -133,14 +137,27 @@ toast_scan_end(ToastScan *ts)
  * is chunk 0 of the same value id.  No two stored values share a value id
  * while either has a tuple in the table (a new id is checked against every
  * tuple, dead or alive), so that tuple is the one the index would give.
+ *
+ * With remembered set, the identity read there (chunk 0's xmin, the key
+ * count its header gave for elemtype), good until oid_clock reaches
+ * expires: the counter, from where it stood just before the identity was
+ * read, would then have come round to the value id (which only a value
+ * inserted since could hold).
  */
 typedef struct Chunk0Place
 {
 	uint64		key;			/* toastrelid << 32 | valueid */
 	char		status;			/* simplehash's */
+	bool		remembered;
+	bool		packed;
+	uint8		key_type;
 	Oid			relfilenode;
 	BlockNumber block;
 	OffsetNumber offset;
+	TransactionId xmin;
+	Oid			elemtype;		/* InvalidOid: a packed value */
+	int32		n;
+	uint64		expires;
 } Chunk0Place;
 
 /*
@@ -158,8 +175,12 @@ typedef struct Chunk0Place
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-/* about 12 MB at most; when full, forgotten all at once and learnt again */
-#define CHUNK0_PLACES_MAX (256 * 1024)
+/*
+ * About 12 MB at most (simplehash keeps a table at most 90% full: this
+ * many fit 2^18 slots of 48 bytes); when full, forgotten all at once and
+ * learnt again.
+ */
+#define CHUNK0_PLACES_MAX 235000
 
 static chunk0_hash *chunk0_places = NULL;
 
@@ -167,6 +188,7 @@ static Chunk0Place *
 chunk0_place(const struct varatt_external *pointer, bool enter)
 {
 	uint64		key = (uint64) pointer->va_toastrelid << 32 | pointer->va_valueid;
+	Chunk0Place *place;
 	bool		found;
 
 	if (chunk0_places == NULL || (enter && chunk0_places->members >= CHUNK0_PLACES_MAX))
@@ -175,7 +197,68 @@ chunk0_place(const struct varatt_external *pointer, bool enter)
 			chunk0_destroy(chunk0_places);
 		chunk0_places = chunk0_create(TopMemoryContext, 1024, NULL);
 	}
-	return enter ? chunk0_insert(chunk0_places, key, &found) : chunk0_lookup(chunk0_places, key);
+	if (!enter)
+		return chunk0_lookup(chunk0_places, key);
+	place = chunk0_insert(chunk0_places, key, &found);
+	if (!found)
+	{
+		/* (simplehash sets only the key and status of a new entry) */
+		place->remembered = false;
+		place->relfilenode = InvalidOid;
+	}
+	return place;
+}
+
+/*
+ * The OID counter as this backend follows it: oid_seen, what it read last
+ * (when), and oid_clock, how far the counter has moved in all since this
+ * backend began to follow it.  A remembered identity stands until the
+ * clock reaches the point where the counter would come round to its value
+ * id (Chunk0Place.expires).  Each move must be seen whole: the backend
+ * reads the counter at least every OID_SEEN_MAX_GAP_MS while it uses
+ * remembered identities (the cluster cannot hand out 2^31 OIDs in that
+ * time: each takes OidGenLock, a TOAST value id an index probe too); after
+ * a longer gap, or a counter that moved back (pg_resetwal, a test), it
+ * forgets every remembered identity and reads them again.
+ */
+#define OID_SEEN_MAX_GAP_MS 60000
+static Oid	oid_seen = InvalidOid;
+static TimestampTz oid_seen_at = 0;
+static uint64 oid_clock = 0;
+
+/* Every remembered identity forgotten; the places stay (hints, checked when used). */
+static void
+forget_identities(void)
+{
+	chunk0_iterator it;
+	Chunk0Place *place;
+
+	if (chunk0_places == NULL)
+		return;
+	chunk0_start_iterate(chunk0_places, &it);
+	while ((place = chunk0_iterate(chunk0_places, &it)) != NULL)
+		place->remembered = false;
+}
+
+/* The counter now, followed: read before any chunk it vouches for is read. */
+static void
+oid_clock_now(OidClock *now)
+{
+	Oid			next = ((volatile VariableCacheData *) ShmemVariableCache)->nextOid;
+	TimestampTz at = GetCurrentTimestamp();
+	uint32		moved = (uint32) (next - oid_seen);
+
+	if (oid_seen_at != 0 &&
+		(at - oid_seen_at > (TimestampTz) OID_SEEN_MAX_GAP_MS * 1000 || moved >= (uint32) 1 << 31))
+	{
+		forget_identities();
+		moved = 0;
+	}
+	oid_clock += moved;
+	oid_seen = next;
+	oid_seen_at = at;
+	now->next = next;
+	now->clock = oid_clock;
 }
 
 static Oid
@@ -251,7 +334,27 @@ identity_at_place(Relation rel, BlockNumber nblocks, const struct varatt_externa
  * is held the table cannot be truncated or rewritten, so the size measured
  * once bounds every remembered place (rows added since only miss it).
  */
-static SetopsIdentityHold hold = {false, NULL, 0, InvalidOid, InvalidOid};
+static SetopsIdentityHold hold = {false, NULL, 0, InvalidOid, InvalidOid, false, {InvalidOid, 0}};
+
+/*
+ * The counter for an identity about to be read: oid_clock_now, once for a
+ * whole hold (its rows are all read after that).
+ */
+static void
+identity_oid_clock(OidClock *now)
+{
+	if (!hold.holding)
+		oid_clock_now(now);
+	else
+	{
+		if (!hold.oid_read)
+		{
+			oid_clock_now(&hold.oid);
+			hold.oid_read = true;
+		}
+		*now = hold.oid;
+	}
+}
 
 /* Start holding; *saved gets the hold it nests in (a batch read inside a batch's argument). */
 void
@@ -343,6 +446,7 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 			place->relfilenode = key->relfilenode;
 			place->block = key->chunk0_block;
 			place->offset = key->chunk0_offset;
+			place->remembered = false;	/* (until its count is known again) */
 		}
 		toast_scan_end(&ts);
 	}
@@ -505,6 +609,74 @@ stored_count(const SetopsCacheKey *key, bool compressed, const char *head, int h
 }
 
 /*
+ * The identity of the value at pointer and its key count read as elemtype,
+ * as this backend remembers them, without reading the TOAST table; false
+ * when it remembers none that still stands: none read, the table
+ * rewritten since (a new relfilenode), or the value id perhaps handed out
+ * again since (its expiry passed; a reissued id is a new value whose
+ * chunk 0 has another xmin and place).
+ */
+static bool
+identity_remembered(const struct varatt_external *pointer, Oid elemtype, const OidClock *now,
+					SetopsCacheKey *key, int64 *n)
+{
+	Chunk0Place *place = chunk0_place(pointer, false);
+	BlockNumber nblocks;
+	Relation	rel;
+	Oid			relfilenode;
+
+	if (place == NULL || !place->remembered || place->elemtype != elemtype ||
+		now->clock >= place->expires)
+		return false;
+	rel = toast_table(pointer->va_toastrelid, &nblocks);
+	relfilenode = rel_filenode(rel);
+	if (rel != hold.rel)
+		table_close(rel, AccessShareLock);
+	if (relfilenode != place->relfilenode)
+		return false;
+	memset(key, 0, sizeof(*key));
+	key->toastrelid = pointer->va_toastrelid;
+	key->relfilenode = relfilenode;
+	key->valueid = pointer->va_valueid;
+	key->chunk0_xmin = place->xmin;
+	key->chunk0_block = place->block;
+	key->chunk0_offset = place->offset;
+	key->key_type = place->key_type;
+	key->packed = place->packed;
+	key->rawsize = pointer->va_rawsize;
+	key->extsize = VARATT_EXTERNAL_GET_EXTSIZE(*pointer);
+	*n = place->n;
+	return true;
+}
+
+/*
+ * Remember key and n (read as elemtype) of the value at pointer, read
+ * just after the counter was read as then.
+ */
+static void
+remember_identity(const struct varatt_external *pointer, const SetopsCacheKey *key,
+				  Oid elemtype, int64 n, const OidClock *then)
+{
+	Chunk0Place *place = chunk0_place(pointer, true);
+
+	/* (a count the header cannot give is not remembered: the value is read) */
+	place->remembered = false;
+	if (n < 0 || n > PG_INT32_MAX)
+		return;
+	place->relfilenode = key->relfilenode;
+	place->block = key->chunk0_block;
+	place->offset = key->chunk0_offset;
+	place->xmin = key->chunk0_xmin;
+	place->key_type = key->key_type;
+	place->packed = key->packed;
+	place->elemtype = elemtype;
+	place->n = (int32) n;
+	/* the counter comes round to the value id after this many more */
+	place->expires = then->clock + (uint32) (pointer->va_valueid - then->next);
+	place->remembered = true;
+}
+
+/*
  * A stored array or packed value of at least min_keys keys (min_keys < 0:
  * never), of type argtype, left unread by its identity: true with *keys in
  * the stored form; false, nothing read, when it is not one (read it the
@@ -524,6 +696,7 @@ setops_read_stored_identity(Datum datum, Oid argtype, int argno, bool exact,
 	bool		is_array;
 	Oid			elemtype = InvalidOid;
 	SetopsKeyType type;
+	OidClock	oid;
 
 	if (min_keys < 0 || !OidIsValid(argtype) || !VARATT_IS_EXTERNAL_ONDISK(ptr))
 		return false;
@@ -548,16 +721,24 @@ setops_read_stored_identity(Datum datum, Oid argtype, int argno, bool exact,
 		return false;
 	if (exact && VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
 		return false;
-	if (!toast_identity(ptr, &key, head, &head_len))
-		return false;
-	/* a packed value's key width is in its header */
-	if (!is_array && head_len >= 2)
-		type = head[1] == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
-	key.key_type = (uint8) type;
-	key.packed = !is_array;
-	n = stored_count(&key, VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer), head, head_len, elemtype);
-	if (n < 0)
-		return false;
+	identity_oid_clock(&oid);
+	if (identity_remembered(&toast_pointer, elemtype, &oid, &key, &n))
+		type = (SetopsKeyType) key.key_type;
+	else
+	{
+		if (!toast_identity(ptr, &key, head, &head_len))
+			return false;
+		/* a packed value's key width is in its header */
+		if (!is_array && head_len >= 2)
+			type = head[1] == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+		key.key_type = (uint8) type;
+		key.packed = !is_array;
+		n = stored_count(&key, VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer), head, head_len,
+						 elemtype);
+		remember_identity(&toast_pointer, &key, elemtype, n, &oid);
+		if (n < 0)
+			return false;
+	}
 
 	memset(keys, 0, sizeof(*keys));
 	keys->form = SETOPS_KEYS_STORED;

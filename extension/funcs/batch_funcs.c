@@ -312,6 +312,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	/* counts: rows this large stored out of line may stay unread (-1: none) */
 	int64		min_stored = call->result != RESULT_SETOP && !call->pairs &&
 		!mutated("simcache-read") ? setops_identity_min_keys() : -1;
+	bool		stale_mutant = mutated("simcache-stale");	/* (asked once a chunk) */
 	Oid			a_type = get_fn_expr_argtype(fcinfo->flinfo, call->a_arg);
 	size_t		ks = 0;
 	/* a stable B is read once, at the chunk's first row with no NULL */
@@ -407,7 +408,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 				pfree(stored);
 				stored = NULL;
 			}
-			else if (mutated("simcache-stale") && cur + r < lengthof(stale_keys))
+			else if (stale_mutant && cur + r < lengthof(stale_keys))
 			{
 				SetopsCacheKey *k = &stale_keys[cur + r];
 

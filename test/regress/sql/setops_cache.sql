@@ -106,6 +106,36 @@ SELECT split_part(:'id1', ' ', 3) = split_part(:'id2', ' ', 3) AS value_id_reuse
        :'id1' <> :'id2' AS identity_differs;
 SELECT cardinality(array_intersect_gpu(k, e)) AS after_reuse FROM cache_reuse, evens;
 
+-- A value id handed out again after the OID counter came all the way
+-- round in forward steps, each seen by this backend (three of a third of
+-- 2^32): the identity it remembered of the first value (read without a
+-- fetch since) has expired, and the second value answers for itself.
+CREATE TABLE cache_round (k int4[]);
+ALTER TABLE cache_round ALTER k SET STORAGE EXTERNAL;
+SELECT pg_temp.set_next_oid(100000);
+INSERT INTO cache_round SELECT ARRAY(SELECT i * 2 FROM generate_series(1, 50000) i);
+SELECT split_part(pg_temp.stored_identity(k), ' ', 3) AS round_id1 FROM cache_round \gset
+CREATE FUNCTION pg_temp.round_counts(OUT single bigint, OUT batch bigint) LANGUAGE sql AS $$
+    SELECT array_intersect_count(k, e),
+           (SELECT array_intersect_count_batch(k, e) OVER () FROM cache_round, evens)
+    FROM cache_round, evens $$;
+SELECT * FROM pg_temp.round_counts();
+SELECT * FROM pg_temp.round_counts();
+-- (each step 1431655765: 100001 + 1431655765, + 2 x 1431655765)
+SELECT pg_temp.set_next_oid('1431755766');
+SELECT * FROM pg_temp.round_counts();
+SELECT pg_temp.set_next_oid('2863411531');
+SELECT * FROM pg_temp.round_counts();
+DELETE FROM cache_round;
+VACUUM cache_round;
+-- (100001 + 3 * 1431655765 is 100000 modulo 2^32)
+SELECT pg_temp.set_next_oid(100000);
+INSERT INTO cache_round SELECT ARRAY(SELECT i * 2 + 1 FROM generate_series(1, 50000) i);
+SELECT split_part(pg_temp.stored_identity(k), ' ', 3) = :'round_id1' AS round_value_id_reused
+FROM cache_round;
+SELECT * FROM pg_temp.round_counts();
+DROP TABLE cache_round;
+
 -- TRUNCATE, VACUUM FULL and CLUSTER rewrite the TOAST table.
 CREATE FUNCTION pg_temp.reuse_right() RETURNS bool LANGUAGE sql AS $$
     -- k holds odd keys only, e even ones
