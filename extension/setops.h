@@ -66,6 +66,19 @@ typedef struct SetopsCacheKey
 	int32		extsize;		/* its stored size */
 } SetopsCacheKey;
 
+/*
+ * A count batch's request sent to the GPU service and not yet answered
+ * (service/client_batch.c; exec's setops_count_batch_begin).
+ */
+typedef struct SetopsCountFlight
+{
+	void	   *slot;			/* NULL: nothing in flight */
+	uint64		token;
+	int64		last;			/* it asks pairs [0, last) */
+	SetopsGpuStatus status;		/* of the sending */
+	char		errbuf[SETOPS_GPU_ERRLEN];
+} SetopsCountFlight;
+
 /* the most devices the GPU service uses */
 #define SETOPS_MAX_DEVICES 8
 

@@ -322,7 +322,7 @@ missing_rows(const char *fname, SetopsCountKind kind, const SetopsBatch *batch, 
  */
 static bool
 gpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batch,
-				int64 *answers)
+				int64 *answers, SetopsCountFlight *flight)
 {
 	int64		p = 0;
 	char		errbuf[SETOPS_GPU_ERRLEN];
@@ -338,9 +338,17 @@ gpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batc
 
 		for (round = 0; round < 3; round++)
 		{
-			status = setops_service_count_batch(batch, gpu_count_mode(kind), p, round > 0,
-												&next, answers, &missing, errbuf,
-												sizeof(errbuf));
+			/* (the first request's first round may be in flight already) */
+			if (p == 0 && round == 0 && flight != NULL && flight->slot != NULL)
+			{
+				next = flight->last;
+				status = setops_service_count_batch_end(flight, answers, &missing, errbuf,
+														sizeof(errbuf));
+			}
+			else
+				status = setops_service_count_batch(batch, gpu_count_mode(kind), p, round > 0,
+													&next, answers, &missing, errbuf,
+													sizeof(errbuf));
 			if (status != SETOPS_GPU_OK || missing == 0)
 				break;
 			if (!missing_rows(fname, kind, batch, p, next, round > 0, round == 0, answers,
@@ -399,9 +407,44 @@ setops_run_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatc
 	if (batch->as.nsegs == 0)
 		return;
 	if (setops_gpu_usable(fname, batch_elements(batch)) &&
-		gpu_count_batch(fname, kind, batch, answers))
+		gpu_count_batch(fname, kind, batch, answers, NULL))
 		return;
 	cpu_count_batch(fname, kind, batch, answers);
+}
+
+/*
+ * setops_run_count_batch in two steps: begin sends the batch's first
+ * request to the GPU service when the GPU is to answer, and returns at
+ * once; finish answers every pair, as setops_run_count_batch would,
+ * waiting for that request first.  The caller works in between (reads
+ * the next chunk of rows), the batch and answers left as they are.
+ */
+void
+setops_count_batch_begin(const char *fname, SetopsCountKind kind, const SetopsBatch *batch,
+						 SetopsCountFlight *flight)
+{
+	memset(flight, 0, sizeof(*flight));
+	if (batch->as.nsegs > 0 && setops_gpu_usable(fname, batch_elements(batch)))
+		(void) setops_service_count_batch_begin(batch, gpu_count_mode(kind), flight);
+}
+
+void
+setops_count_batch_finish(const char *fname, SetopsCountKind kind, const SetopsBatch *batch,
+						  int64 *answers, SetopsCountFlight *flight)
+{
+	if (flight->slot == NULL)
+	{
+		setops_run_count_batch(fname, kind, batch, answers);
+		return;
+	}
+	if (!gpu_count_batch(fname, kind, batch, answers, flight))
+		cpu_count_batch(fname, kind, batch, answers);
+}
+
+void
+setops_count_batch_abandon(SetopsCountFlight *flight)
+{
+	setops_service_count_batch_abandon(flight);
 }
 
 /* The GPU's reduction through the service; false when the CPU is to answer. */

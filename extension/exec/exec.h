@@ -97,6 +97,18 @@ extern int64 setops_run_batch(const char *fname, const SetopsBatch *batch, void 
  */
 extern void setops_run_count_batch(const char *fname, SetopsCountKind kind,
 								   const SetopsBatch *batch, int64 *answers);
+/*
+ * The same in two steps, so that the caller works while the GPU counts:
+ * begin sends what it can (flight), finish answers as
+ * setops_run_count_batch does; abandon gives up a flight whose answers are
+ * no longer wanted.
+ */
+extern void setops_count_batch_begin(const char *fname, SetopsCountKind kind,
+									 const SetopsBatch *batch, SetopsCountFlight *flight);
+extern void setops_count_batch_finish(const char *fname, SetopsCountKind kind,
+									  const SetopsBatch *batch, int64 *answers,
+									  SetopsCountFlight *flight);
+extern void setops_count_batch_abandon(SetopsCountFlight *flight);
 
 /*
  * op (INTERSECT, UNION or MERGE) over nruns sorted runs held one after the

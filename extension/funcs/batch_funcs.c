@@ -85,6 +85,7 @@ PG_FUNCTION_INFO_V1(setops_contained_by_batch);
  * always takes at least one row, however large.
  */
 #define BATCH_MAX_ROWS		65536
+static int	batch_max_rows = BATCH_MAX_ROWS;	/* (a test hook may lower it) */
 #define BATCH_MAX_ELEMENTS	((int64) 16 * 1024 * 1024)
 #define BATCH_MAX_OUTPUTS	((int64) 32 * 1024 * 1024)
 
@@ -141,11 +142,10 @@ grow_append_i64(GrowBuf *buf, int64 v)
 #define ROW_NULL	(-1)		/* an argument is NULL: so is the result */
 #define ROW_TRUE	(-2)		/* answered true while read (overlaps) */
 
-/* Partition-local state: the chunk of rows computed last. */
-typedef struct BatchPart
+/* A chunk of a partition's rows, read and computed together. */
+typedef struct BatchChunk
 {
 	MemoryContext cxt;			/* the chunk's results: reset for each chunk */
-	MemoryContext rowcxt;		/* one row's arguments while reading */
 	int64		first;			/* partition position of the chunk's first row */
 	int64		nrows;			/* rows in the chunk (0: none read yet) */
 	SetopsKeyType type;
@@ -167,7 +167,24 @@ typedef struct BatchPart
 	/* counts: stored rows of A left unread (SetopsBatch.a_rows) */
 	SetopsKeys **a_rows;
 	bool	   *a_identity;
+	/* counts: the batch, and its request while the GPU counts it */
+	SetopsBatch batch;
+	SetopsCountFlight flight;
+} BatchChunk;
+
+/*
+ * Partition-local state: the chunk of the current row and, for counts,
+ * the next one, read ahead while the GPU counted the current one (its
+ * request sent once the current one's answers came).
+ */
+typedef struct BatchPart
+{
+	BatchChunk *cur;			/* NULL: not set up yet */
+	BatchChunk *ahead;			/* NULL: none read ahead */
+	BatchChunk	chunks[2];
+	MemoryContext rowcxt;		/* one row's arguments while reading */
 	int64		cache_budget;	/* the partition's, for the device cache (-1: unset) */
+	MemoryContextCallback on_end;	/* requests still in flight abandoned */
 } BatchPart;
 
 /* What a row's value is made of. */
@@ -235,7 +252,7 @@ fetch_arg(WindowObject winobj, int argno, int64 r, bool *isnull, bool *isout)
 
 /* The row's value arguments must be of the one type the chunk has. */
 static void
-note_vals_type(BatchPart *st, const SetopsValues *v, bool *known)
+note_vals_type(BatchChunk *st, const SetopsValues *v, bool *known)
 {
 	if (!*known)
 	{
@@ -284,10 +301,12 @@ check_row_order(const BatchCall *call, SetopsKeys *a, SetopsKeys *b)
  * it.  *bound gets the operation's outputs' bound (RESULT_SETOP).
  */
 static void
-read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
-				const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
+read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part, BatchChunk *st,
+				int64 start, const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
 {
-	int64		cur = WinGetCurrentPosition(winobj);
+	int64		cur = start;
+	/* (arguments are fetched relative to the current row) */
+	int64		ahead = start - WinGetCurrentPosition(winobj);
 	MemoryContext old;
 	GrowBuf		rows,
 				a_keys,
@@ -331,7 +350,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	st->nrows = 0;
 	old = MemoryContextSwitchTo(st->cxt);
 
-	for (r = 0; r < BATCH_MAX_ROWS; r++)
+	for (r = 0; r < batch_max_rows; r++)
 	{
 		Datum		arg[4];
 		bool		isnull[4] = {false, false, false, false},
@@ -353,9 +372,9 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			CHECK_FOR_INTERRUPTS();
 
 		/* the row's arguments, each copied (the next fetch frees the tuple) */
-		MemoryContextReset(st->rowcxt);
-		MemoryContextSwitchTo(st->rowcxt);
-		arg[call->a_arg] = fetch_arg(winobj, call->a_arg, r, &isnull[call->a_arg], &isout);
+		MemoryContextReset(part->rowcxt);
+		MemoryContextSwitchTo(part->rowcxt);
+		arg[call->a_arg] = fetch_arg(winobj, call->a_arg, ahead + r, &isnull[call->a_arg], &isout);
 		if (isout)
 			break;				/* the partition ends */
 		anynull = isnull[call->a_arg];
@@ -375,15 +394,15 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 				if (!stable_fetched[i])
 				{
 					MemoryContextSwitchTo(st->cxt);
-					stable_arg[i] = fetch_arg(winobj, i, r, &stable_null[i], NULL);
-					MemoryContextSwitchTo(st->rowcxt);
+					stable_arg[i] = fetch_arg(winobj, i, ahead + r, &stable_null[i], NULL);
+					MemoryContextSwitchTo(part->rowcxt);
 					stable_fetched[i] = true;
 				}
 				arg[i] = stable_arg[i];
 				isnull[i] = stable_null[i];
 			}
 			else
-				arg[i] = fetch_arg(winobj, i, r, &isnull[i], NULL);
+				arg[i] = fetch_arg(winobj, i, ahead + r, &isnull[i], NULL);
 			anynull |= isnull[i];
 		}
 		st->nrows = r + 1;
@@ -416,7 +435,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 					*stored->cache_key = *k;
 				*k = *stored->cache_key;
 			}
-			MemoryContextSwitchTo(st->rowcxt);
+			MemoryContextSwitchTo(part->rowcxt);
 		}
 
 		/* read and check as the plain function does, in its order */
@@ -441,7 +460,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 								   b->keys.n, call->b_arg + 1, &b->vals);
 			/* packed: decoded (a stable B once), after both were read */
 			setops_keys_make_plain(&b->keys, call->fname);
-			MemoryContextSwitchTo(st->rowcxt);
+			MemoryContextSwitchTo(part->rowcxt);
 			stable_read = call->b_stable;
 		}
 		/* the shared B again: its order was checked with the first */
@@ -550,7 +569,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 			bound += setop_output_bound(call->op, a.n, b_shared ? nb_shared : b->keys.n);
 		npairs++;
 	}
-	MemoryContextReset(st->rowcxt);
+	MemoryContextReset(part->rowcxt);
 	MemoryContextSwitchTo(old);
 
 	st->pair_of = (int64 *) rows.data;
@@ -589,7 +608,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	batch->b_shared = b_shared && npairs > 0;
 	batch->a_rows = st->a_rows;
 	batch->a_identity = st->a_identity;
-	batch->cache_budget = &st->cache_budget;
+	batch->cache_budget = &part->cache_budget;
 	*bound_out = bound;
 }
 
@@ -609,15 +628,15 @@ free_chunk_keys(SetopsBatch *batch)
  * closes it.
  */
 static void
-read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
-		   const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
+read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part, BatchChunk *st,
+		   int64 start, const BatchCall *call, SetopsBatch *batch, int64 *bound_out)
 {
 	SetopsIdentityHold outer;
 
 	setops_identity_hold_begin(&outer);
 	PG_TRY();
 	{
-		read_chunk_rows(winobj, fcinfo, st, call, batch, bound_out);
+		read_chunk_rows(winobj, fcinfo, part, st, start, call, batch, bound_out);
 	}
 	PG_CATCH();
 	{
@@ -630,8 +649,8 @@ read_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 
 /* Read the chunk starting at the current row, run its operation, keep the results. */
 static void
-load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
-		   const BatchCall *call)
+load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part, BatchChunk *st,
+		   int64 start, const BatchCall *call)
 {
 	SetopsBatch batch;
 	int64		bound,
@@ -639,7 +658,7 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	size_t		ks;
 	MemoryContext old;
 
-	read_chunk(winobj, fcinfo, st, call, &batch, &bound);
+	read_chunk(winobj, fcinfo, part, st, start, call, &batch, &bound);
 	npairs = st->npairs;
 	ks = setops_key_size(st->type);
 	old = MemoryContextSwitchTo(st->cxt);
@@ -659,30 +678,53 @@ load_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
 	free_chunk_keys(&batch);
 }
 
-/* Read the chunk starting at the current row, count its pairs, keep the answers. */
+/*
+ * Counts: read the chunk starting at start (its batch kept in st);
+ * count_chunk_begin sends its request to the GPU when it goes there,
+ * count_chunk_finish answers it.
+ */
 static void
-load_count_chunk(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
-				 const BatchCall *call)
+count_chunk_read(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part,
+				 BatchChunk *st, int64 start, const BatchCall *call)
 {
-	SetopsBatch batch;
 	int64		bound;
 
-	read_chunk(winobj, fcinfo, st, call, &batch, &bound);
+	read_chunk(winobj, fcinfo, part, st, start, call, &st->batch, &bound);
 	st->answers = MemoryContextAlloc(st->cxt, sizeof(int64) * Max(st->npairs, 1));
-	setops_run_count_batch(call->fname, call->count_kind, &batch, st->answers);
-	if (batch.a_rows && mutated("simcache-answer"))
+}
+
+static void
+count_chunk_begin(BatchChunk *st, const BatchCall *call)
+{
+	setops_count_batch_begin(call->fname, call->count_kind, &st->batch, &st->flight);
+}
+
+static void
+count_chunk_finish(BatchChunk *st, const BatchCall *call)
+{
+	setops_count_batch_finish(call->fname, call->count_kind, &st->batch, st->answers,
+							  &st->flight);
+	if (st->batch.a_rows && mutated("simcache-answer"))
 	{
 		int64		p;
 
 		for (p = 0; p < st->npairs; p++)
-			if (batch.a_identity[p])
+			if (st->batch.a_identity[p])
 				st->answers[p]++;
 	}
-	free_chunk_keys(&batch);
+	free_chunk_keys(&st->batch);
+	st->batch.a = st->batch.b = NULL;
 }
 
-typedef void (*ChunkLoader) (WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *st,
-							 const BatchCall *call);
+/* A partition's end (or abort) with a chunk's request still in flight. */
+static void
+abandon_flights(void *arg)
+{
+	BatchPart  *part = (BatchPart *) arg;
+
+	setops_count_batch_abandon(&part->chunks[0].flight);
+	setops_count_batch_abandon(&part->chunks[1].flight);
+}
 
 /* The argument numbers of a call, and whether its B is the same in every row. */
 static void
@@ -699,33 +741,78 @@ call_args(FunctionCallInfo fcinfo, BatchCall *call, bool pairs)
 }
 
 /*
- * The current row's pair in its chunk (or ROW_*), the chunk read and run
- * by load when the row is not in the one held.
+ * The current row's pair in its chunk (or ROW_*), *stp its chunk: read
+ * and run when the row is not in the one held.  Counts read ahead: while
+ * the GPU counts a chunk, the next one is read (its rows checked: an
+ * error in them is raised then), and its request is sent once the first
+ * one's answers came, so that the GPU counts it while this chunk's rows
+ * are returned and the one after is read.
  */
 static int64
-current_row(FunctionCallInfo fcinfo, const BatchCall *call, ChunkLoader load, BatchPart **stp)
+current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	BatchPart  *st;
+	BatchPart  *part;
+	BatchChunk *st;
 	int64		cur;
+	bool		counts = call->result != RESULT_SETOP;
 
 	Assert(WindowObjectIsValid(winobj));
-	st = (BatchPart *) WinGetPartitionLocalMemory(winobj, sizeof(BatchPart));
-	if (st->cxt == NULL)
+	part = (BatchPart *) WinGetPartitionLocalMemory(winobj, sizeof(BatchPart));
+	if (part->cur == NULL)
 	{
 		/* children of the partition's context: they go with the partition */
-		MemoryContext part = GetMemoryChunkContext(st);
+		MemoryContext pcxt = GetMemoryChunkContext(part);
 
-		st->cxt = AllocSetContextCreate(part, "setops batch", ALLOCSET_DEFAULT_SIZES);
-		st->rowcxt = AllocSetContextCreate(part, "setops batch row", ALLOCSET_DEFAULT_SIZES);
-		st->cache_budget = -1;
+		part->chunks[0].cxt = AllocSetContextCreate(pcxt, "setops batch", ALLOCSET_DEFAULT_SIZES);
+		part->chunks[1].cxt = AllocSetContextCreate(pcxt, "setops batch", ALLOCSET_DEFAULT_SIZES);
+		part->rowcxt = AllocSetContextCreate(pcxt, "setops batch row", ALLOCSET_DEFAULT_SIZES);
+		part->cache_budget = -1;
+		part->cur = &part->chunks[0];
+		part->on_end.func = abandon_flights;
+		part->on_end.arg = part;
+		MemoryContextRegisterResetCallback(pcxt, &part->on_end);
 	}
 
 	cur = WinGetCurrentPosition(winobj);
 	/* rows before this one are done with */
 	WinSetMarkPosition(winobj, cur);
+	st = part->cur;
 	if (st->nrows == 0 || cur < st->first || cur >= st->first + st->nrows)
-		load(winobj, fcinfo, st, call);
+	{
+		BatchChunk *next = st == &part->chunks[0] ? &part->chunks[1] : &part->chunks[0];
+
+		if (part->ahead != NULL && part->ahead->first == cur)
+		{
+			/* read ahead, its request sent: the two chunks change places */
+			next = st;
+			st = part->cur = part->ahead;
+		}
+		else
+		{
+			if (part->ahead != NULL)
+				setops_count_batch_abandon(&part->ahead->flight);
+			if (!counts)
+				load_chunk(winobj, fcinfo, part, st, cur, call);
+			else
+			{
+				count_chunk_read(winobj, fcinfo, part, st, cur, call);
+				count_chunk_begin(st, call);
+			}
+		}
+		part->ahead = NULL;
+		if (counts)
+		{
+			/* the next chunk read while the GPU counts this one */
+			count_chunk_read(winobj, fcinfo, part, next, st->first + st->nrows, call);
+			count_chunk_finish(st, call);
+			if (next->nrows > 0)
+			{
+				count_chunk_begin(next, call);
+				part->ahead = next;
+			}
+		}
+	}
 	Assert(cur >= st->first && cur < st->first + st->nrows);
 	*stp = st;
 	return st->pair_of[cur - st->first];
@@ -735,7 +822,7 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, ChunkLoader load, Ba
 static Datum
 batch_call(FunctionCallInfo fcinfo, SetopsOp op, const char *fname, bool pairs)
 {
-	BatchPart  *st;
+	BatchChunk *st;
 	BatchCall	call;
 	int64		p;
 	size_t		ks;
@@ -748,7 +835,7 @@ batch_call(FunctionCallInfo fcinfo, SetopsOp op, const char *fname, bool pairs)
 	call.fname = fname;
 	call_args(fcinfo, &call, pairs);
 
-	p = current_row(fcinfo, &call, load_chunk, &st);
+	p = current_row(fcinfo, &call, &st);
 	if (p < 0)
 		PG_RETURN_NULL();
 
@@ -823,7 +910,7 @@ static Datum
 count_batch_call(FunctionCallInfo fcinfo, BatchResult kind, SetopsOp op,
 				 SetopsCountKind count_kind, const char *fname)
 {
-	BatchPart  *st;
+	BatchChunk *st;
 	BatchCall	call;
 	int64		p,
 				r;
@@ -839,7 +926,7 @@ count_batch_call(FunctionCallInfo fcinfo, BatchResult kind, SetopsOp op,
 	call.b_first = kind == RESULT_CONTAINED_BY;
 	call.count_kind = count_kind;
 
-	p = current_row(fcinfo, &call, load_count_chunk, &st);
+	p = current_row(fcinfo, &call, &st);
 	if (p == ROW_NULL)
 		PG_RETURN_NULL();
 	if (p == ROW_TRUE)
@@ -892,3 +979,24 @@ COUNT_BATCH_ENTRY(setops_contains_batch, RESULT_PREDICATE, SETOPS_OP_INTERSECT,
 				  SETOPS_COUNT_CONTAINS, "array_contains_batch")
 COUNT_BATCH_ENTRY(setops_contained_by_batch, RESULT_CONTAINED_BY, SETOPS_OP_INTERSECT,
 				  SETOPS_COUNT_INTERSECT, "array_contained_by_batch")
+
+#ifdef SETOPS_TEST_HOOKS
+/*
+ * setops_test_batch_rows(n): this backend's batches take chunks of at
+ * most n rows (0: the default), so that a test crosses many chunks with
+ * few rows.
+ */
+PG_FUNCTION_INFO_V1(setops_test_batch_rows);
+Datum
+setops_test_batch_rows(PG_FUNCTION_ARGS)
+{
+	int32		n = PG_GETARG_INT32(0);
+
+	if (n < 0 || n > BATCH_MAX_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_test_batch_rows: %d is not between 0 and %d", n, BATCH_MAX_ROWS)));
+	batch_max_rows = n > 0 ? n : BATCH_MAX_ROWS;
+	PG_RETURN_VOID();
+}
+#endif

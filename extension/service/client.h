@@ -79,6 +79,20 @@ extern SetopsGpuStatus setops_service_count_batch(const struct SetopsBatch *batc
 												  int count_mode, int64 first, bool retry,
 												  int64 *next, int64 *answers, int64 *missing,
 												  char *errbuf, size_t errlen);
+/*
+ * The same, its first request sent without waiting (begin: false when it
+ * cannot be, on this backend's one stream slot) and answered later (end:
+ * pairs [0, flight->last), as setops_service_count_batch answers them),
+ * so that the backend works meanwhile; abandon when the answers are no
+ * longer wanted.  A transaction abort gives the slot back too
+ * (SetopsCountFlight: setops.h).
+ */
+extern bool setops_service_count_batch_begin(const struct SetopsBatch *batch, int count_mode,
+											 SetopsCountFlight *flight);
+extern SetopsGpuStatus setops_service_count_batch_end(SetopsCountFlight *flight,
+													  int64 *answers, int64 *missing,
+													  char *errbuf, size_t errlen);
+extern void setops_service_count_batch_abandon(SetopsCountFlight *flight);
 
 /*
  * client_stage.c.  setops_service_reduce stages the

@@ -91,6 +91,10 @@ batch_pairs_fitting(const SetopsBatch *batch, int64 first, bool counts, bool wan
 	return last;
 }
 
+static ServiceSlot *batch_request_layout(ServiceSlot *slot, const SetopsBatch *batch,
+										 ServiceRequestKind kind, int64 first, int64 last,
+										 bool want_pos, int64 *bound);
+
 /*
  * Claim a slot and lay out in it, as a request of kind (REQ_BATCH or
  * REQ_COUNT_BATCH), the pairs from first on that fit (up to *last): the
@@ -104,16 +108,6 @@ batch_request_start(const SetopsBatch *batch, ServiceRequestKind kind, int64 fir
 					bool want_pos, int64 *last, int64 *bound, SetopsGpuStatus *status,
 					char *errbuf, size_t errlen)
 {
-	size_t		ks = setops_key_size(batch->type);
-	int64		a_keys,
-				b_keys,
-				i,
-				k;
-	ServiceSlot *slot;
-	ServiceBatchRequest *r;
-	char	   *base;
-	int64	   *pairs;
-
 	*last = first;
 	*status = SETOPS_GPU_OK;
 	if (!service_client_up(errbuf, errlen))
@@ -124,9 +118,26 @@ batch_request_start(const SetopsBatch *batch, ServiceRequestKind kind, int64 fir
 	*last = batch_pairs_fitting(batch, first, kind == REQ_COUNT_BATCH, want_pos);
 	if (*last == first)
 		return NULL;
-	(void) batch_request_bytes(batch, first, *last, kind == REQ_COUNT_BATCH, want_pos, &a_keys,
+	return batch_request_layout(service_claim_slot(), batch, kind, first, *last, want_pos,
+								bound);
+}
+
+/* Lay out pairs [first, last) of batch in slot as batch_request_start does. */
+static ServiceSlot *
+batch_request_layout(ServiceSlot *slot, const SetopsBatch *batch, ServiceRequestKind kind,
+					 int64 first, int64 last, bool want_pos, int64 *bound)
+{
+	size_t		ks = setops_key_size(batch->type);
+	int64		a_keys,
+				b_keys,
+				i,
+				k;
+	ServiceBatchRequest *r;
+	char	   *base;
+	int64	   *pairs;
+
+	(void) batch_request_bytes(batch, first, last, kind == REQ_COUNT_BATCH, want_pos, &a_keys,
 							   &b_keys, bound);
-	slot = service_claim_slot();
 	base = service_slot_data(slot);
 	slot->kind = kind;
 	r = &slot->req.batch;
@@ -135,7 +146,7 @@ batch_request_start(const SetopsBatch *batch, ServiceRequestKind kind, int64 fir
 	r->key_type = batch->type;
 	r->na = a_keys;
 	r->nb = b_keys;
-	r->npairs = *last - first;
+	r->npairs = last - first;
 	r->b_shared = batch->b_shared;
 	r->want_pos = want_pos;
 	r->off_a = 0;
@@ -149,7 +160,7 @@ batch_request_start(const SetopsBatch *batch, ServiceRequestKind kind, int64 fir
 
 	pairs = (int64 *) (base + r->off_pairs);
 	k = 0;
-	for (i = first; i < *last; i++)
+	for (i = first; i < last; i++)
 	{
 		int64		j = i - first;
 		const SetopsKeys *row = batch->a_rows ? batch->a_rows[i] : NULL;
@@ -180,7 +191,7 @@ batch_request_start(const SetopsBatch *batch, ServiceRequestKind kind, int64 fir
 	}
 	r->na = k;
 	k = 0;
-	for (i = first; i < *last; i++)
+	for (i = first; i < last; i++)
 	{
 		int64		j = i - first;
 
@@ -254,6 +265,56 @@ setops_service_batch(const SetopsBatch *batch, int64 first, int64 *next, void *o
 	return status;
 }
 
+/* The flight's slot given back (abandoned to the worker while busy). */
+static void
+flight_done(SetopsCountFlight *flight)
+{
+	if (flight->slot != NULL)
+		service_release_stream_slot((ServiceSlot *) flight->slot, flight->token);
+	flight->slot = NULL;
+}
+
+/*
+ * A count batch's request [first, last) answered on slot: the answers into
+ * answers[first, last), or, when the device cache missed rows, those
+ * marked SETOPS_BATCH_MISSING (the others 0) and counted in *missing.
+ */
+static void
+count_batch_answers(ServiceSlot *slot, int64 first, int64 last, int64 *answers, int64 *missing)
+{
+	const ServiceBatchRequest *r = &slot->req.batch;
+
+	if (slot->cache_missing > 0)
+	{
+		const ServiceCachedRow *c = (const ServiceCachedRow *) (service_slot_data(slot) +
+																r->off_cached);
+		int64		i;
+
+		/* nothing ran: the rows to send, marked */
+		memset(answers + first, 0, (last - first) * sizeof(int64));
+		for (i = 0; i < r->ncached; i++)
+			if (c[i].missing)
+			{
+				answers[first + c[i].pair] = SETOPS_BATCH_MISSING;
+				(*missing)++;
+			}
+	}
+	else
+	{
+		batch_add_times(slot);
+		memcpy(answers + first, service_slot_data(slot) + r->off_lengths,
+			   (last - first) * sizeof(int64));
+	}
+}
+
+/* Set the count batch's own fields of the request laid out in slot. */
+static void
+count_batch_request(ServiceSlot *slot, int count_mode, bool retry)
+{
+	slot->req.batch.count_mode = count_mode;
+	slot->req.batch.cache_retry = retry;
+}
+
 SetopsGpuStatus
 setops_service_count_batch(const SetopsBatch *batch, int count_mode, int64 first, bool retry,
 						   int64 *next, int64 *answers, int64 *missing, char *errbuf,
@@ -270,33 +331,79 @@ setops_service_count_batch(const SetopsBatch *batch, int count_mode, int64 first
 							   errbuf, errlen);
 	if (slot == NULL)
 		return status;
-	slot->req.batch.count_mode = count_mode;
-	slot->req.batch.cache_retry = retry;
+	count_batch_request(slot, count_mode, retry);
 	status = service_submit(slot, errbuf, errlen);
-	if (status == SETOPS_GPU_OK && slot->cache_missing > 0)
+	if (status == SETOPS_GPU_OK)
 	{
-		const ServiceBatchRequest *r = &slot->req.batch;
-		const ServiceCachedRow *c = (const ServiceCachedRow *) (service_slot_data(slot) +
-																r->off_cached);
-		int64		i;
-
-		/* nothing ran: the rows to send, marked */
-		memset(answers + first, 0, (last - first) * sizeof(int64));
-		for (i = 0; i < r->ncached; i++)
-			if (c[i].missing)
-			{
-				answers[first + c[i].pair] = SETOPS_BATCH_MISSING;
-				(*missing)++;
-			}
-		*next = last;
-	}
-	else if (status == SETOPS_GPU_OK)
-	{
-		batch_add_times(slot);
-		memcpy(answers + first, service_slot_data(slot) + slot->req.batch.off_lengths,
-			   (last - first) * sizeof(int64));
+		count_batch_answers(slot, first, last, answers, missing);
 		*next = last;
 	}
 	service_release_slot();
 	return status;
+}
+
+/*
+ * The first request of a count batch (pairs 0 on, as many as fit) sent
+ * and not waited for, on this backend's stream slot: true with it in
+ * *flight; false when none is free, there is no service, or the first
+ * pair alone does not fit (ask setops_service_count_batch then).
+ */
+bool
+setops_service_count_batch_begin(const SetopsBatch *batch, int count_mode,
+								 SetopsCountFlight *flight)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	ServiceSlot *slot;
+	int64		bound;
+
+	memset(flight, 0, sizeof(*flight));
+	if (!service_client_up(errbuf, sizeof(errbuf)))
+		return false;
+	flight->last = batch_pairs_fitting(batch, 0, true, false);
+	if (flight->last == 0)
+		return false;
+	slot = service_claim_stream_slot(&flight->token);
+	if (slot == NULL)
+		return false;
+	(void) batch_request_layout(slot, batch, REQ_COUNT_BATCH, 0, flight->last, false, &bound);
+	count_batch_request(slot, count_mode, false);
+	flight->slot = slot;
+	flight->status = service_submit_nowait(slot, flight->errbuf, sizeof(flight->errbuf));
+	if (flight->status != SETOPS_GPU_OK)
+		flight_done(flight);
+	return true;
+}
+
+/*
+ * The answers of the request in flight (setops_service_count_batch's for
+ * pairs [0, flight->last)), its slot given back.
+ */
+SetopsGpuStatus
+setops_service_count_batch_end(SetopsCountFlight *flight, int64 *answers, int64 *missing,
+							   char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = flight->status;
+
+	*missing = 0;
+	if (flight->slot != NULL && status == SETOPS_GPU_OK)
+	{
+		status = service_wait((ServiceSlot *) flight->slot, errbuf, errlen);
+		if (status == SETOPS_GPU_OK)
+			count_batch_answers((ServiceSlot *) flight->slot, 0, flight->last, answers, missing);
+	}
+	else if (status != SETOPS_GPU_OK)
+		strlcpy(errbuf, flight->errbuf, errlen);
+	flight_done(flight);
+	return status;
+}
+
+/*
+ * A request in flight no longer waited for: its slot given back (the
+ * worker frees it when done); also at the end of a query that stopped
+ * before the answers were needed.
+ */
+void
+setops_service_count_batch_abandon(SetopsCountFlight *flight)
+{
+	flight_done(flight);
 }

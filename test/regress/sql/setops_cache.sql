@@ -136,6 +136,45 @@ FROM cache_round;
 SELECT * FROM pg_temp.round_counts();
 DROP TABLE cache_round;
 
+-- Count batches in chunks of 7 rows (a test hook bounds a chunk's rows),
+-- each chunk read while the GPU counts the one before: every row's value
+-- is the per-row function's, cold and warm, over stored rows, NULL and
+-- empty ones; an order break in a later chunk is the per-row error; a
+-- query that stops early gives its request in flight back, so that a
+-- streaming aggregate after it still gets the backend's stream slot.
+CREATE FUNCTION pg_temp.batch_rows(int) RETURNS void
+    AS '$libdir/setops', 'setops_test_batch_rows' LANGUAGE C STRICT;
+SELECT pg_temp.batch_rows(7);
+CREATE TABLE chunky (id int PRIMARY KEY, k int4[]);
+ALTER TABLE chunky ALTER k SET STORAGE EXTERNAL;
+INSERT INTO chunky
+SELECT r, CASE r WHEN 30 THEN NULL WHEN 31 THEN '{}'
+              ELSE ARRAY(SELECT i * (r % 5 + 1) FROM generate_series(1, 2000 + r * 10) i) END
+FROM generate_series(1, 60) r;
+CREATE FUNCTION pg_temp.chunked_diffs() RETURNS bigint LANGUAGE sql AS $$
+    SELECT count(*) FILTER (WHERE j IS DISTINCT FROM array_jaccard(k, e)
+                            OR c IS DISTINCT FROM array_intersect_count(k, e)
+                            OR o IS DISTINCT FROM array_overlaps(k, '{3,5}'::int4[]))
+    FROM (SELECT k, e, array_jaccard_batch(k, e) OVER w AS j,
+                 array_intersect_count_batch(k, e) OVER w AS c,
+                 array_overlaps_batch(k, '{3,5}'::int4[]) OVER w AS o
+          FROM chunky, evens WINDOW w AS (ORDER BY id)) s $$;
+SELECT pg_temp.chunked_diffs() AS chunked_cold, pg_temp.chunked_diffs() AS chunked_warm;
+INSERT INTO chunky SELECT 61, ARRAY(SELECT i FROM generate_series(1, 3000) i) || 0;
+SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) FROM chunky, evens;
+SELECT array_jaccard(k, e) FROM chunky, evens ORDER BY id;
+DELETE FROM chunky WHERE id = 61;
+SET setops.agg_stream_min_size = 0;
+-- (count(j): an output no one reads would not be computed at all)
+SELECT count(j) AS stopped_early
+FROM (SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) AS j FROM chunky, evens LIMIT 3) s;
+SELECT cardinality(array_union_agg(k)) AS union_after FROM chunky;
+SELECT current_setting('setops.device') = 'cpu' OR streamed_rows > 0 AS streamed_after
+FROM setops_last_timing();
+RESET setops.agg_stream_min_size;
+SELECT pg_temp.batch_rows(0);
+DROP TABLE chunky;
+
 -- TRUNCATE, VACUUM FULL and CLUSTER rewrite the TOAST table.
 CREATE FUNCTION pg_temp.reuse_right() RETURNS bool LANGUAGE sql AS $$
     -- k holds odd keys only, e even ones
