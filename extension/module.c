@@ -29,6 +29,7 @@ int			setops_gpu_min_elements = 100000;
 int			setops_agg_stream_min_mb = 32;
 int			setops_copy_threads = 4;
 int			setops_cpu_threads = 0;
+bool		setops_batch_read_ahead = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", SETOPS_DEVICE_AUTO, false},
@@ -87,6 +88,17 @@ _PG_init(void)
 							 &setops_device,
 							 SETOPS_DEVICE_AUTO,
 							 device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("setops.batch_read_ahead",
+							 "Let count batches read their next chunk of rows while "
+							 "the GPU counts the current one.",
+							 "Off: a chunk's rows are read when its first row is "
+							 "reached, so that an error in a later row is raised "
+							 "only then (one chunk later).",
+							 &setops_batch_read_ahead,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -22,6 +22,7 @@ typedef enum SetopsDevice
 extern int	setops_device;
 extern int	setops_gpu_min_elements;
 extern int	setops_agg_stream_min_mb;	/* setops.agg_stream_min_size; -1 never */
+extern bool setops_batch_read_ahead;	/* setops.batch_read_ahead (funcs/batch_funcs.c) */
 
 /* room past a result's bound that the CPU engine may write into */
 #define SETOPS_RESULT_SLACK SETOPS_CPU_OUTPUT_SLACK

@@ -742,11 +742,12 @@ call_args(FunctionCallInfo fcinfo, BatchCall *call, bool pairs)
 
 /*
  * The current row's pair in its chunk (or ROW_*), *stp its chunk: read
- * and run when the row is not in the one held.  Counts read ahead: while
- * the GPU counts a chunk, the next one is read (its rows checked: an
- * error in them is raised then), and its request is sent once the first
- * one's answers came, so that the GPU counts it while this chunk's rows
- * are returned and the one after is read.
+ * and run when the row is not in the one held.  Counts read ahead
+ * (setops.batch_read_ahead): while the GPU counts a chunk, the next one is
+ * read (its rows checked: an error in them is raised then), and its
+ * request is sent once the first one's answers came, so that the GPU
+ * counts it while this chunk's rows are returned and the one after is
+ * read.
  */
 static int64
 current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
@@ -756,6 +757,7 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 	BatchChunk *st;
 	int64		cur;
 	bool		counts = call->result != RESULT_SETOP;
+	bool		read_ahead = counts && setops_batch_read_ahead;
 
 	Assert(WindowObjectIsValid(winobj));
 	part = (BatchPart *) WinGetPartitionLocalMemory(winobj, sizeof(BatchPart));
@@ -797,11 +799,14 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 			else
 			{
 				count_chunk_read(winobj, fcinfo, part, st, cur, call);
-				count_chunk_begin(st, call);
+				if (read_ahead)
+					count_chunk_begin(st, call);
+				else
+					count_chunk_finish(st, call);
 			}
 		}
 		part->ahead = NULL;
-		if (counts)
+		if (read_ahead)
 		{
 			/* the next chunk read while the GPU counts this one */
 			count_chunk_read(winobj, fcinfo, part, next, st->first + st->nrows, call);

@@ -21,6 +21,8 @@
 #   batch gpu         the same repeated (rows from the device cache)
 #   batch gpu packed  array_jaccard_batch(p, q::packed_int4) OVER () on the
 #                     packed column: first run, then repeated
+#   batch gpu, no read-ahead  batch gpu repeated with setops.batch_read_ahead
+#                     off (each chunk read, then counted: the overlap's worth)
 #   batch cpu         array_jaccard_batch(a, q) OVER (), setops.device = cpu
 #   (top 10 of a batch: ORDER BY array_jaccard_batch(..) OVER () DESC, id
 #   LIMIT 10, a WindowAgg under PostgreSQL's top-N heapsort)
@@ -58,8 +60,8 @@
 # Environment: ROWS (100000), MINK (1000), MAXK (10000), QUERY_KEYS
 # (100000; at least MAXK), RUNS (3), SLOW_RUNS (RUNS), INTARRAY_ROWS (2000),
 # SIM_JOBS, SETOPS_BENCH_DEVICE (gpu), SIM_METHODS (default: all of
-# "per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed batch-cpu";
-# methods left out are listed as not run).  A method whose function is
+# "per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed
+# batch-gpu-no-read-ahead batch-cpu"; methods left out are listed as not run).  A method whose function is
 # missing (array_jaccard_batch before issue 34's batches land) fails the
 # run before any data is made; intarray that cannot be installed is said,
 # its row marked "not available".
@@ -77,7 +79,7 @@ runs=${RUNS:-3}
 slow_runs=${SLOW_RUNS:-$runs}
 ia_rows=${INTARRAY_ROWS:-2000}
 dev=${SETOPS_BENCH_DEVICE:-gpu}
-all_methods="per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed batch-cpu"
+all_methods="per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed batch-gpu-no-read-ahead batch-cpu"
 methods=" $(echo ${SIM_METHODS:-$all_methods}) "
 ncpu=$(nproc)
 jobs=${SIM_JOBS:-$((ncpu < 16 ? ncpu : 16))}
@@ -234,7 +236,7 @@ AS $$ SELECT coalesce(max(dispatch_ms), 0) + coalesce(sum(run_ms), 0) FROM setop
 -- run query `runs` times under setops.device = device: wall ms, answer
 -- and the service's time of each
 CREATE FUNCTION timed(query text, device text, runs int, OUT ms float8[], OUT answers text[],
-                      OUT svc_ms float8[])
+                      OUT svc_ms float8[], read_ahead bool DEFAULT true)
 LANGUAGE plpgsql AS $$
 DECLARE
     t timestamptz;
@@ -245,6 +247,7 @@ BEGIN
     answers := '{}';
     svc_ms := '{}';
     PERFORM set_config('setops.device', device, true);
+    PERFORM set_config('setops.batch_read_ahead', read_ahead::text, true);
     FOR i IN 1 .. runs LOOP
         s := service_ms();
         t := clock_timestamp();
@@ -257,16 +260,17 @@ END $$;
 -- one method: `runs` runs of "all", then of "top 10" (top_runs, default runs;
 -- 0: none); an ERROR is kept as the method's answer, so the rest still run
 CREATE FUNCTION measure(method text, device text, expr text, ord text, runs int,
-                        sample int DEFAULT NULL, top_runs int DEFAULT NULL) RETURNS void
+                        sample int DEFAULT NULL, top_runs int DEFAULT NULL,
+                        read_ahead bool DEFAULT true) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     filt text := CASE WHEN sample IS NULL THEN '' ELSE 'WHERE id <= ' || sample END;
     a record;
     t record;
 BEGIN
-    SELECT * INTO a FROM timed(all_query(expr, filt), device, runs);
+    SELECT * INTO a FROM timed(all_query(expr, filt), device, runs, read_ahead);
     IF coalesce(top_runs, runs) > 0 THEN
-        SELECT * INTO t FROM timed(top_query(ord, filt), device, coalesce(top_runs, runs));
+        SELECT * INTO t FROM timed(top_query(ord, filt), device, coalesce(top_runs, runs), read_ahead);
     ELSE
         SELECT NULL::float8[] AS ms, NULL::text[] AS answers INTO t;
     END IF;
@@ -308,6 +312,9 @@ WHERE chosen('batch-gpu');
 SELECT measure('batch gpu packed', :'dev', 'array_jaccard_batch(p, qp()) OVER ()',
                'array_jaccard_batch(p, qp()) OVER () DESC, id', :runs)
 WHERE chosen('batch-gpu-packed');
+SELECT measure('batch gpu, no read-ahead', :'dev', 'array_jaccard_batch(a, q()) OVER ()',
+               'array_jaccard_batch(a, q()) OVER () DESC, id', :runs, NULL, NULL, false)
+WHERE chosen('batch-gpu-no-read-ahead');
 SELECT measure('per-row gpu', :'dev', 'array_jaccard(a, q())', 'a <%> q(), id', :slow_runs)
 WHERE chosen('per-row-gpu');
 \o
