@@ -37,8 +37,8 @@ setops_gpu_buffer_free(void *dev)
 }
 
 extern "C" SetopsGpuStatus
-setops_gpu_buffer_write(void *dev, size_t offset, const void *host, size_t bytes,
-						char *errbuf, size_t errlen)
+setops_gpu_buffer_write_queued(void *dev, size_t offset, const void *host, size_t bytes,
+							   char *errbuf, size_t errlen)
 {
 	SetopsGpuStatus status;
 	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, errlen);
@@ -46,8 +46,29 @@ setops_gpu_buffer_write(void *dev, size_t offset, const void *host, size_t bytes
 	if (pool == NULL)
 		return status;
 	CHECK_CUDA(gpu_upload(pool, (char *) dev + offset, host, bytes), "writing a device cache entry");
-	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "writing a device cache entry");
 	return SETOPS_GPU_OK;
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_buffer_writes_wait(char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, errlen);
+
+	if (pool == NULL)
+		return status;
+	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "writing device cache entries");
+	return SETOPS_GPU_OK;
+}
+
+extern "C" SetopsGpuStatus
+setops_gpu_buffer_write(void *dev, size_t offset, const void *host, size_t bytes,
+						char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status = setops_gpu_buffer_write_queued(dev, offset, host, bytes,
+															errbuf, errlen);
+
+	return status == SETOPS_GPU_OK ? setops_gpu_buffer_writes_wait(errbuf, errlen) : status;
 }
 
 extern "C" SetopsGpuStatus

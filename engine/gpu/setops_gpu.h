@@ -374,6 +374,14 @@ extern SetopsGpuStatus setops_gpu_buffer_read(const void *dev, size_t offset, vo
 											  size_t bytes, char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_gpu_buffer_write(void *dev, size_t offset, const void *host,
 											   size_t bytes, char *errbuf, size_t errlen);
+/*
+ * The same, queued on the current device without waiting (the host memory
+ * must stay as it is until setops_gpu_buffer_writes_wait, which waits for
+ * every write queued on the current device and reports their failure).
+ */
+extern SetopsGpuStatus setops_gpu_buffer_write_queued(void *dev, size_t offset, const void *host,
+													  size_t bytes, char *errbuf, size_t errlen);
+extern SetopsGpuStatus setops_gpu_buffer_writes_wait(char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_gpu_buffer_copy_peer(void *dst, int dst_device, const void *src,
 												   int src_device, size_t bytes,
 												   char *errbuf, size_t errlen);

@@ -771,6 +771,27 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	return status;
 }
 
+/* The rows a REQ_CACHE_PUT_ROWS put on device whose writes failed: out of the cache again. */
+static void
+drop_rows_put(ServiceCachePutRow *rows, int64 nrows, int device)
+{
+	int64		i;
+
+	for (i = 0; i < nrows; i++)
+	{
+		CacheEntry *e;
+
+		if (!rows[i].put)
+			continue;
+		e = hash_search(entries, &rows[i].key, HASH_FIND, NULL);
+		if (e != NULL && e->copy[device].keys != NULL && e->ncopies == 1)
+		{
+			drop_copy(e, device, true);
+			rows[i].kept = rows[i].put = false;
+		}
+	}
+}
+
 /*
  * REQ_CACHE_PUT_ROWS: whole arrays the backend checked, into the cache in
  * one trip, together on one device (where the first goes: its hint, else
@@ -793,7 +814,7 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 	int64		i;
 
 	for (i = 0; i < r->nrows; i++)
-		rows[i].kept = false;
+		rows[i].kept = rows[i].put = false;
 	for (i = 0; i < r->nrows && status == SETOPS_GPU_OK; i++)
 	{
 		ServiceCachePutRow *row = &rows[i];
@@ -818,9 +839,10 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 			status = SETOPS_GPU_OK;
 			continue;
 		}
+		/* (queued: the rows' writes are waited for together, below) */
 		if (status == SETOPS_GPU_OK)
-			status = service_device->buffer_write(keys, 0, base + row->off_keys, bytes,
-												  errbuf, errlen);
+			status = service_device->buffer_write_queued(keys, 0, base + row->off_keys, bytes,
+														 errbuf, errlen);
 		if (status != SETOPS_GPU_OK)
 		{
 			if (keys != NULL)
@@ -839,10 +861,25 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 		add_copy(e, device, keys, epoch);
 		touched |= 1u << device;
 		row->kept = true;
+		row->put = true;
 	}
+	/* every queued write done, or the rows put here dropped again */
 	for (d = 0; d < ndev; d++)
-		if (touched & (1u << d))
-			publish(d, count_nothing, 0);
+	{
+		SetopsGpuStatus wrote;
+
+		if (!(touched & (1u << d)))
+			continue;
+		wrote = service_device->use(d, errbuf, errlen);
+		if (wrote == SETOPS_GPU_OK)
+			wrote = service_device->buffer_writes_wait(errbuf, errlen);
+		if (wrote != SETOPS_GPU_OK)
+		{
+			status = wrote;
+			drop_rows_put(rows, r->nrows, d);
+		}
+		publish(d, count_nothing, 0);
+	}
 	return status;
 }
 

@@ -47,6 +47,10 @@ typedef struct DeviceOps
 									char *errbuf, size_t errlen);
 	SetopsGpuStatus (*buffer_write) (void *p, size_t offset, const void *host, size_t bytes,
 									 char *errbuf, size_t errlen);
+	/* the same queued, and the wait for every write queued (setops_gpu.h) */
+	SetopsGpuStatus (*buffer_write_queued) (void *p, size_t offset, const void *host,
+											size_t bytes, char *errbuf, size_t errlen);
+	SetopsGpuStatus (*buffer_writes_wait) (char *errbuf, size_t errlen);
 	SetopsGpuStatus (*buffer_copy_peer) (void *dst, int dst_device, const void *src,
 										 int src_device, size_t bytes,
 										 char *errbuf, size_t errlen);

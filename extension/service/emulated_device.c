@@ -128,6 +128,13 @@ emu_buffer_write(void *p, size_t offset, const void *host, size_t bytes,
 	return SETOPS_GPU_OK;
 }
 
+/* (a write is done when it returns: nothing to wait for) */
+static SetopsGpuStatus
+emu_buffer_writes_wait(char *errbuf, size_t errlen)
+{
+	return SETOPS_GPU_OK;
+}
+
 static SetopsGpuStatus
 emu_buffer_copy_peer(void *dst, int dst_device, const void *src, int src_device, size_t bytes,
 					 char *errbuf, size_t errlen)
@@ -372,6 +379,8 @@ const DeviceOps setops_emulated_device = {
 	.buffer_free = emu_buffer_free,
 	.buffer_read = emu_buffer_read,
 	.buffer_write = emu_buffer_write,
+	.buffer_write_queued = emu_buffer_write,
+	.buffer_writes_wait = emu_buffer_writes_wait,
 	.buffer_copy_peer = emu_buffer_copy_peer,
 	.keys_first_unsorted = emu_keys_first_unsorted,
 	.setop = emu_setop,

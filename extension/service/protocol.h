@@ -137,6 +137,7 @@ typedef struct ServiceCachePutRow
 	int64		n;
 	Size		off_keys;
 	bool		kept;			/* the answer: the cache holds it */
+	bool		put;			/* the worker's: put by this request */
 } ServiceCachePutRow;
 
 typedef struct ServiceCachePutRowsRequest

@@ -57,13 +57,20 @@ hold_cached_rows(ServiceSlot *slot, int *device, const void **a_dev, ServiceCach
 		}
 		else
 		{
-			service_cache_touch(&refs[i]);	/* not evicted by the misses' puts */
 			hits[pg_rightmost_one_pos32(refs[i].devices)]++;
 			for (d = 0; d < setops_service->ndevices && d < SERVICE_MAX_DEVICES; d++)
 				if (refs[i].devices & (1u << d))
 					held_bytes[d] += refs[i].n;
 		}
 	}
+	/*
+	 * With rows missing, those found go to the head of their LRU lists, so
+	 * that the misses' puts do not evict them before the request is asked
+	 * again (else holding them does it).
+	 */
+	for (i = 0; i < r->ncached && misses > 0; i++)
+		if (!c[i].missing)
+			service_cache_touch(&refs[i]);
 	/* (a backend's retry after sending what was missing is not counted again) */
 	if (!r->cache_retry)
 		service_cache_count(hits, misses);
