@@ -120,6 +120,20 @@ setops_gpu_buffer_write(void *dev, size_t offset, const void *host, size_t bytes
 	return SETOPS_GPU_UNAVAILABLE;
 }
 
+SetopsGpuStatus
+setops_gpu_buffer_write_queued(void *dev, size_t offset, const void *host, size_t bytes,
+							   char *errbuf, size_t errlen)
+{
+	return setops_gpu_buffer_write(dev, offset, host, bytes, errbuf, errlen);
+}
+
+SetopsGpuStatus
+setops_gpu_buffer_writes_wait(char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
 uint64_t
 setops_gpu_context_epoch(void)
 {
