@@ -51,7 +51,8 @@ setops_gpu_buffer_free(void *dev)
 	if (dev == NULL)
 		return;
 	pool = gpu_pool_get(0, &status, errbuf, sizeof(errbuf));
-	if (pool == NULL || cudaFreeAsync(dev, pool->stream) != cudaSuccess)
+	/* (no pool: freed at once, the device waited for) */
+	if (pool == NULL ? cudaFree(dev) != cudaSuccess : cudaFreeAsync(dev, pool->stream) != cudaSuccess)
 		gpu_recover();
 }
 

@@ -77,13 +77,6 @@ extern void setops_read_stored(SetopsKeys *keys, const char *fname);
  * from stays open: begin and end around the reading (end closes it,
  * forget after an ERROR), each with the hold it nests in.
  */
-/* The OID counter as stored_value.c follows it: its value, and how far it has moved in all. */
-typedef struct OidClock
-{
-	Oid			next;
-	uint64		clock;
-} OidClock;
-
 typedef struct SetopsIdentityHold
 {
 	bool		holding;
@@ -91,8 +84,7 @@ typedef struct SetopsIdentityHold
 	BlockNumber nblocks;
 	Oid			argtype;		/* the rows' type, and its element type */
 	Oid			elemtype;
-	bool		oid_read;		/* oid read (once a hold) */
-	OidClock	oid;
+	uint32		reads;			/* identities read (the clock looked at every 64th) */
 } SetopsIdentityHold;
 
 extern void setops_identity_hold_begin(SetopsIdentityHold *saved);

@@ -211,52 +211,49 @@ chunk0_place(const struct varatt_external *pointer, bool enter)
 
 /*
  * The OID counter as this backend follows it: oid_seen, what it read last
- * (when), and oid_clock, how far the counter has moved in all since this
- * backend began to follow it.  A remembered identity stands until the
- * clock reaches the point where the counter would come round to its value
- * id (Chunk0Place.expires).  Each move must be seen whole: the backend
- * reads the counter at least every OID_SEEN_MAX_GAP_MS while it uses
- * remembered identities (the cluster cannot hand out 2^31 OIDs in that
- * time: each takes OidGenLock, a TOAST value id an index probe too); after
- * a longer gap, or a counter that moved back (pg_resetwal, a test), it
- * forgets every remembered identity and reads them again.
+ * (oid_seen_at, when it last looked at the clock too), and oid_clock, how
+ * far the counter has moved in all since this backend began to follow it.
+ * A remembered identity stands until the clock reaches the point where the
+ * counter would come round to its value id (Chunk0Place.expires).  The
+ * counter is read before every identity is looked up or read.  Each move
+ * must be seen whole: the backend reads it at least every
+ * OID_SEEN_MAX_GAP_MS while it uses remembered identities (the cluster
+ * cannot hand out 2^31 OIDs in that time: each takes OidGenLock, a TOAST
+ * value id an index probe too); after a longer gap, or a counter that
+ * moved back (pg_resetwal, a test), the clock jumps by 2^32, past every
+ * expiry computed before, so that every remembered identity is read again.
  */
 #define OID_SEEN_MAX_GAP_MS 60000
 static Oid	oid_seen = InvalidOid;
 static TimestampTz oid_seen_at = 0;
 static uint64 oid_clock = 0;
 
-/* Every remembered identity forgotten; the places stay (hints, checked when used). */
-static void
-forget_identities(void)
+/* The counter's value, and the clock there. */
+typedef struct OidClock
 {
-	chunk0_iterator it;
-	Chunk0Place *place;
+	Oid			next;
+	uint64		clock;
+} OidClock;
 
-	if (chunk0_places == NULL)
-		return;
-	chunk0_start_iterate(chunk0_places, &it);
-	while ((place = chunk0_iterate(chunk0_places, &it)) != NULL)
-		place->remembered = false;
-}
-
-/* The counter now, followed: read before any chunk it vouches for is read. */
+/* The counter now, followed; timed: the gap since the last look checked too. */
 static void
-oid_clock_now(OidClock *now)
+oid_clock_now(OidClock *now, bool timed)
 {
 	Oid			next = ((volatile VariableCacheData *) ShmemVariableCache)->nextOid;
-	TimestampTz at = GetCurrentTimestamp();
 	uint32		moved = (uint32) (next - oid_seen);
+	bool		lost = oid_seen_at != 0 && moved >= (uint32) 1 << 31;
 
-	if (oid_seen_at != 0 &&
-		(at - oid_seen_at > (TimestampTz) OID_SEEN_MAX_GAP_MS * 1000 || moved >= (uint32) 1 << 31))
+	if (timed)
 	{
-		forget_identities();
-		moved = 0;
+		TimestampTz at = GetCurrentTimestamp();
+
+		lost |= oid_seen_at != 0 && at - oid_seen_at > (TimestampTz) OID_SEEN_MAX_GAP_MS * 1000;
+		oid_seen_at = at;
 	}
+	if (lost)
+		moved = 0, oid_clock += (uint64) 1 << 32;
 	oid_clock += moved;
 	oid_seen = next;
-	oid_seen_at = at;
 	now->next = next;
 	now->clock = oid_clock;
 }
@@ -334,26 +331,16 @@ identity_at_place(Relation rel, BlockNumber nblocks, const struct varatt_externa
  * is held the table cannot be truncated or rewritten, so the size measured
  * once bounds every remembered place (rows added since only miss it).
  */
-static SetopsIdentityHold hold = {false, NULL, 0, InvalidOid, InvalidOid, false, {InvalidOid, 0}};
+static SetopsIdentityHold hold = {false, NULL, 0, InvalidOid, InvalidOid, 0};
 
 /*
- * The counter for an identity about to be read: oid_clock_now, once for a
- * whole hold (its rows are all read after that).
+ * The counter for an identity about to be read (a batch's rows look at the
+ * clock every 64th: a gap of that many rows is far below the limit).
  */
 static void
 identity_oid_clock(OidClock *now)
 {
-	if (!hold.holding)
-		oid_clock_now(now);
-	else
-	{
-		if (!hold.oid_read)
-		{
-			oid_clock_now(&hold.oid);
-			hold.oid_read = true;
-		}
-		*now = hold.oid;
-	}
+	oid_clock_now(now, !hold.holding || (hold.reads++ & 63) == 0);
 }
 
 /* Start holding; *saved gets the hold it nests in (a batch read inside a batch's argument). */

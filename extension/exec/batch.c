@@ -341,6 +341,9 @@ gpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batc
 			/* (the first request's first round may be in flight already) */
 			if (p == 0 && round == 0 && flight != NULL && flight->slot != NULL)
 			{
+				if (flight->last > batch->as.nsegs)
+					elog(ERROR, "%s: internal error: a request in flight for %lld pairs of %lld",
+						 fname, (long long) flight->last, (long long) batch->as.nsegs);
 				next = flight->last;
 				status = setops_service_count_batch_end(flight, answers, &missing, errbuf,
 														sizeof(errbuf));

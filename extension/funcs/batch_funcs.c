@@ -184,6 +184,7 @@ typedef struct BatchPart
 	BatchChunk	chunks[2];
 	MemoryContext rowcxt;		/* one row's arguments while reading */
 	int64		cache_budget;	/* the partition's, for the device cache (-1: unset) */
+	bool		read_ahead;		/* setops.batch_read_ahead when it began */
 	MemoryContextCallback on_end;	/* requests still in flight abandoned */
 } BatchPart;
 
@@ -689,6 +690,8 @@ count_chunk_read(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part,
 {
 	int64		bound;
 
+	/* (never a chunk whose request is in flight; if one were, it is given up) */
+	setops_count_batch_abandon(&st->flight);
 	read_chunk(winobj, fcinfo, part, st, start, call, &st->batch, &bound);
 	st->answers = MemoryContextAlloc(st->cxt, sizeof(int64) * Max(st->npairs, 1));
 }
@@ -743,11 +746,11 @@ call_args(FunctionCallInfo fcinfo, BatchCall *call, bool pairs)
 /*
  * The current row's pair in its chunk (or ROW_*), *stp its chunk: read
  * and run when the row is not in the one held.  Counts read ahead
- * (setops.batch_read_ahead): while the GPU counts a chunk, the next one is
- * read (its rows checked: an error in them is raised then), and its
- * request is sent once the first one's answers came, so that the GPU
- * counts it while this chunk's rows are returned and the one after is
- * read.
+ * (setops.batch_read_ahead) from a partition's second chunk on: while the
+ * GPU counts a chunk, the next one is read (its rows checked: an error in
+ * them is raised then), and its request is sent once the first one's
+ * answers came, so that the GPU counts it while this chunk's rows are
+ * returned and the one after is read.
  */
 static int64
 current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
@@ -757,7 +760,6 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 	BatchChunk *st;
 	int64		cur;
 	bool		counts = call->result != RESULT_SETOP;
-	bool		read_ahead = counts && setops_batch_read_ahead;
 
 	Assert(WindowObjectIsValid(winobj));
 	part = (BatchPart *) WinGetPartitionLocalMemory(winobj, sizeof(BatchPart));
@@ -770,6 +772,8 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 		part->chunks[1].cxt = AllocSetContextCreate(pcxt, "setops batch", ALLOCSET_DEFAULT_SIZES);
 		part->rowcxt = AllocSetContextCreate(pcxt, "setops batch row", ALLOCSET_DEFAULT_SIZES);
 		part->cache_budget = -1;
+		/* (fixed for the partition: a chunk read ahead is always answered) */
+		part->read_ahead = setops_batch_read_ahead;
 		part->cur = &part->chunks[0];
 		part->on_end.func = abandon_flights;
 		part->on_end.arg = part;
@@ -783,6 +787,8 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 	if (st->nrows == 0 || cur < st->first || cur >= st->first + st->nrows)
 	{
 		BatchChunk *next = st == &part->chunks[0] ? &part->chunks[1] : &part->chunks[0];
+		/* (from the partition's second chunk on: one chunk reads as before) */
+		bool		read_ahead = counts && part->read_ahead && st->nrows > 0;
 
 		if (part->ahead != NULL && part->ahead->first == cur)
 		{
@@ -799,19 +805,17 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 			else
 			{
 				count_chunk_read(winobj, fcinfo, part, st, cur, call);
-				if (read_ahead)
-					count_chunk_begin(st, call);
-				else
-					count_chunk_finish(st, call);
+				count_chunk_begin(st, call);
 			}
 		}
 		part->ahead = NULL;
-		if (read_ahead)
+		if (counts)
 		{
 			/* the next chunk read while the GPU counts this one */
-			count_chunk_read(winobj, fcinfo, part, next, st->first + st->nrows, call);
+			if (read_ahead)
+				count_chunk_read(winobj, fcinfo, part, next, st->first + st->nrows, call);
 			count_chunk_finish(st, call);
-			if (next->nrows > 0)
+			if (read_ahead && next->nrows > 0)
 			{
 				count_chunk_begin(next, call);
 				part->ahead = next;

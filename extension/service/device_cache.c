@@ -785,11 +785,12 @@ drop_rows_put(ServiceCachePutRow *rows, int64 nrows, int device)
 			continue;
 		e = hash_search(entries, &rows[i].key, HASH_FIND, NULL);
 		if (e != NULL && e->copy[device].keys != NULL && e->ncopies == 1)
-		{
 			drop_copy(e, device, true);
-			rows[i].kept = rows[i].put = false;
-		}
 	}
+	/* (a row of a key put twice, or evicted by a later row of the request) */
+	for (i = 0; i < nrows; i++)
+		if (rows[i].kept && hash_search(entries, &rows[i].key, HASH_FIND, NULL) == NULL)
+			rows[i].kept = rows[i].put = false;
 }
 
 /*

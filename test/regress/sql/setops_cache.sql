@@ -165,13 +165,42 @@ SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) FROM chunky, evens;
 SELECT array_jaccard(k, e) FROM chunky, evens ORDER BY id;
 DELETE FROM chunky WHERE id = 61;
 SET setops.agg_stream_min_size = 0;
--- (count(j): an output no one reads would not be computed at all)
+-- (count(j): an output no one reads would not be computed at all; 10
+-- rows: the partition's second chunk reads the third ahead)
 SELECT count(j) AS stopped_early
-FROM (SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) AS j FROM chunky, evens LIMIT 3) s;
+FROM (SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) AS j FROM chunky, evens LIMIT 10) s;
 SELECT cardinality(array_union_agg(k)) AS union_after FROM chunky;
 SELECT current_setting('setops.device') = 'cpu' OR streamed_rows > 0 AS streamed_after
 FROM setops_last_timing();
 RESET setops.agg_stream_min_size;
+-- setops.batch_read_ahead turned off while a partition is read (a cursor
+-- of it fetched row by row): the partition keeps the setting it began
+-- with, every row still the per-row function's
+CREATE FUNCTION pg_temp.toggled_diffs() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+    c refcursor;
+    r record;
+    i int := 0;
+    n int := 0;
+BEGIN
+    OPEN c FOR SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) AS j, array_jaccard(k, e) AS p
+               FROM chunky, evens ORDER BY id;
+    LOOP
+        FETCH c INTO r;
+        EXIT WHEN NOT FOUND;
+        i := i + 1;
+        IF i = 10 THEN
+            PERFORM set_config('setops.batch_read_ahead', 'off', true);
+        END IF;
+        IF r.j IS DISTINCT FROM r.p THEN
+            n := n + 1;
+        END IF;
+    END LOOP;
+    CLOSE c;
+    PERFORM set_config('setops.batch_read_ahead', 'on', true);
+    RETURN n;
+END $$;
+SELECT pg_temp.toggled_diffs() AS toggled_diffs;
 SELECT pg_temp.batch_rows(0);
 DROP TABLE chunky;
 
