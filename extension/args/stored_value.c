@@ -224,6 +224,7 @@ chunk0_place(const struct varatt_external *pointer, bool enter)
  * expiry computed before, so that every remembered identity is read again.
  */
 #define OID_SEEN_MAX_GAP_MS 60000
+static int	oid_seen_max_gap_ms = OID_SEEN_MAX_GAP_MS;	/* (a test hook may lower it) */
 static Oid	oid_seen = InvalidOid;
 static TimestampTz oid_seen_at = 0;
 static uint64 oid_clock = 0;
@@ -247,7 +248,7 @@ oid_clock_now(OidClock *now, bool timed)
 	{
 		TimestampTz at = GetCurrentTimestamp();
 
-		lost |= oid_seen_at != 0 && at - oid_seen_at > (TimestampTz) OID_SEEN_MAX_GAP_MS * 1000;
+		lost |= oid_seen_at != 0 && at - oid_seen_at > (TimestampTz) oid_seen_max_gap_ms * 1000;
 		oid_seen_at = at;
 	}
 	if (lost)
@@ -831,6 +832,38 @@ setops_test_set_next_oid(PG_FUNCTION_ARGS)
 	ShmemVariableCache->nextOid = next;
 	ShmemVariableCache->oidCount = 0;	/* the next one logs a new prefetch */
 	LWLockRelease(OidGenLock);
+	PG_RETURN_VOID();
+}
+
+/* setops_test_next_oid(): the next OID the cluster hands out. */
+PG_FUNCTION_INFO_V1(setops_test_next_oid);
+Datum
+setops_test_next_oid(PG_FUNCTION_ARGS)
+{
+	Oid			next;
+
+	LWLockAcquire(OidGenLock, LW_SHARED);
+	next = ShmemVariableCache->nextOid;
+	LWLockRelease(OidGenLock);
+	PG_RETURN_OID(next);
+}
+
+/*
+ * setops_test_oid_gap(ms): the longest gap between two looks at the OID
+ * counter after which this backend takes it for lost (0: the default), so
+ * that a test need not wait a minute.
+ */
+PG_FUNCTION_INFO_V1(setops_test_oid_gap);
+Datum
+setops_test_oid_gap(PG_FUNCTION_ARGS)
+{
+	int32		ms = PG_GETARG_INT32(0);
+
+	if (ms < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_test_oid_gap: %d is negative", ms)));
+	oid_seen_max_gap_ms = ms > 0 ? ms : OID_SEEN_MAX_GAP_MS;
 	PG_RETURN_VOID();
 }
 #endif							/* SETOPS_TEST_HOOKS */

@@ -206,6 +206,40 @@ SELECT pg_temp.toggled_diffs() AS toggled_diffs;
 SELECT pg_temp.batch_rows(0);
 DROP TABLE chunky;
 
+-- A value id handed out again while this backend was not looking, and
+-- the counter set back to where it last saw it (as after exactly 2^32
+-- OIDs): only the time since its last look can tell, and a gap longer
+-- than the limit (a test hook lowers it from 60 s to 200 ms) expires every
+-- identity it remembered.
+CREATE FUNCTION pg_temp.next_oid() RETURNS oid
+    AS '$libdir/setops', 'setops_test_next_oid' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.oid_gap(int) RETURNS void
+    AS '$libdir/setops', 'setops_test_oid_gap' LANGUAGE C STRICT;
+CREATE TABLE cache_gap (k int4[]);
+ALTER TABLE cache_gap ALTER k SET STORAGE EXTERNAL;
+INSERT INTO cache_gap SELECT ARRAY(SELECT i * 2 FROM generate_series(1, 50000) i);
+SELECT split_part(pg_temp.stored_identity(k), ' ', 3) AS gap_id FROM cache_gap \gset
+CREATE FUNCTION pg_temp.gap_counts(OUT single bigint, OUT batch bigint) LANGUAGE sql AS $$
+    SELECT array_intersect_count(k, e),
+           (SELECT array_intersect_count_batch(k, e) OVER () FROM cache_gap, evens)
+    FROM cache_gap, evens $$;
+SELECT pg_temp.oid_gap(200);
+SELECT * FROM pg_temp.gap_counts();
+SELECT * FROM pg_temp.gap_counts();
+-- (nothing takes an OID between the backend's last look and this)
+SELECT pg_temp.next_oid() AS gap_seen \gset
+DELETE FROM cache_gap;
+VACUUM cache_gap;
+SELECT pg_temp.set_next_oid(:'gap_id');
+INSERT INTO cache_gap SELECT ARRAY(SELECT i * 2 + 1 FROM generate_series(1, 50000) i);
+SELECT split_part(pg_temp.stored_identity(k), ' ', 3) = :'gap_id' AS gap_value_id_reused
+FROM cache_gap;
+SELECT pg_temp.set_next_oid(:'gap_seen');
+SELECT pg_sleep(0.3);
+SELECT * FROM pg_temp.gap_counts();
+SELECT pg_temp.oid_gap(0);
+DROP TABLE cache_gap;
+
 -- TRUNCATE, VACUUM FULL and CLUSTER rewrite the TOAST table.
 CREATE FUNCTION pg_temp.reuse_right() RETURNS bool LANGUAGE sql AS $$
     -- k holds odd keys only, e even ones
