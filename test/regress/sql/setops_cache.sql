@@ -115,17 +115,21 @@ ALTER TABLE cache_round ALTER k SET STORAGE EXTERNAL;
 SELECT pg_temp.set_next_oid(100000);
 INSERT INTO cache_round SELECT ARRAY(SELECT i * 2 FROM generate_series(1, 50000) i);
 SELECT split_part(pg_temp.stored_identity(k), ' ', 3) AS round_id1 FROM cache_round \gset
-CREATE FUNCTION pg_temp.round_counts(OUT single bigint, OUT batch bigint) LANGUAGE sql AS $$
-    SELECT array_intersect_count(k, e),
-           (SELECT array_intersect_count_batch(k, e) OVER () FROM cache_round, evens)
-    FROM cache_round, evens $$;
-SELECT * FROM pg_temp.round_counts();
-SELECT * FROM pg_temp.round_counts();
+-- the count of t's one row against evens, alone and as a batch
+CREATE FUNCTION pg_temp.counts_of(t regclass, OUT single bigint, OUT batch bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('SELECT array_intersect_count(k, e),
+                           (SELECT array_intersect_count_batch(k, e) OVER () FROM %1$s, evens)
+                    FROM %1$s, evens', t) INTO single, batch;
+END $$;
+SELECT * FROM pg_temp.counts_of('cache_round');
+SELECT * FROM pg_temp.counts_of('cache_round');
 -- (each step 1431655765: 100001 + 1431655765, + 2 x 1431655765)
 SELECT pg_temp.set_next_oid('1431755766');
-SELECT * FROM pg_temp.round_counts();
+SELECT * FROM pg_temp.counts_of('cache_round');
 SELECT pg_temp.set_next_oid('2863411531');
-SELECT * FROM pg_temp.round_counts();
+SELECT * FROM pg_temp.counts_of('cache_round');
 DELETE FROM cache_round;
 VACUUM cache_round;
 -- (100001 + 3 * 1431655765 is 100000 modulo 2^32)
@@ -133,7 +137,7 @@ SELECT pg_temp.set_next_oid(100000);
 INSERT INTO cache_round SELECT ARRAY(SELECT i * 2 + 1 FROM generate_series(1, 50000) i);
 SELECT split_part(pg_temp.stored_identity(k), ' ', 3) = :'round_id1' AS round_value_id_reused
 FROM cache_round;
-SELECT * FROM pg_temp.round_counts();
+SELECT * FROM pg_temp.counts_of('cache_round');
 DROP TABLE cache_round;
 
 -- Count batches in chunks of 7 rows (a test hook bounds a chunk's rows),
@@ -219,13 +223,9 @@ CREATE TABLE cache_gap (k int4[]);
 ALTER TABLE cache_gap ALTER k SET STORAGE EXTERNAL;
 INSERT INTO cache_gap SELECT ARRAY(SELECT i * 2 FROM generate_series(1, 50000) i);
 SELECT split_part(pg_temp.stored_identity(k), ' ', 3) AS gap_id FROM cache_gap \gset
-CREATE FUNCTION pg_temp.gap_counts(OUT single bigint, OUT batch bigint) LANGUAGE sql AS $$
-    SELECT array_intersect_count(k, e),
-           (SELECT array_intersect_count_batch(k, e) OVER () FROM cache_gap, evens)
-    FROM cache_gap, evens $$;
 SELECT pg_temp.oid_gap(200);
-SELECT * FROM pg_temp.gap_counts();
-SELECT * FROM pg_temp.gap_counts();
+SELECT * FROM pg_temp.counts_of('cache_gap');
+SELECT * FROM pg_temp.counts_of('cache_gap');
 -- (nothing takes an OID between the backend's last look and this)
 SELECT pg_temp.next_oid() AS gap_seen \gset
 DELETE FROM cache_gap;
@@ -236,7 +236,7 @@ SELECT split_part(pg_temp.stored_identity(k), ' ', 3) = :'gap_id' AS gap_value_i
 FROM cache_gap;
 SELECT pg_temp.set_next_oid(:'gap_seen');
 SELECT pg_sleep(0.3);
-SELECT * FROM pg_temp.gap_counts();
+SELECT * FROM pg_temp.counts_of('cache_gap');
 SELECT pg_temp.oid_gap(0);
 DROP TABLE cache_gap;
 
