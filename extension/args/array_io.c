@@ -190,6 +190,15 @@ setops_report_unsorted_found(const char *fname, SetopsKeys *a, SetopsKeys *b, Se
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
 						fname, bad->argno)));
+	/*
+	 * An argument by identity whose cached keys are out of order (only a
+	 * bug could put one in the cache): read here, the error is the one the
+	 * plain function reports, not a read of keys never fetched.
+	 */
+	if (a->form == SETOPS_KEYS_STORED)
+		setops_keys_make_plain(a, fname);
+	if (b->form == SETOPS_KEYS_STORED)
+		setops_keys_make_plain(b, fname);
 	bad->sorted_known = true;
 	bad->first_unsorted = pos;
 	setops_require_sorted2(fname, a, b);
