@@ -54,6 +54,7 @@ OBJS = \
 	extension/args/mapped_buffer.o \
 	extension/exec/dispatch.o \
 	extension/exec/batch.o \
+	extension/exec/batch_readers.o \
 	extension/exec/aggregate.o \
 	extension/exec/devices.o \
 	extension/service/client.o \

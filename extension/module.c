@@ -30,6 +30,7 @@ int			setops_agg_stream_min_mb = 32;
 int			setops_copy_threads = 4;
 int			setops_cpu_threads = 0;
 bool		setops_batch_read_ahead = true;
+int			setops_batch_read_workers = 4;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", SETOPS_DEVICE_AUTO, false},
@@ -102,6 +103,19 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("setops.batch_read_workers",
+							"Parallel workers that read a count batch's stored rows "
+							"into the GPU's device cache on its first run.",
+							"When a partition's first chunk finds its stored rows "
+							"missing from the device cache, the rest are read by "
+							"this many parallel workers (taken from "
+							"max_parallel_workers) and the backend together. 0: "
+							"the backend reads them as the batch reaches them.",
+							&setops_batch_read_workers,
+							4, 0, 64,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 	DefineCustomIntVariable("setops.gpu_min_elements",
 							"Input elements (summed over the arguments) from "
 							"which setops.device = auto uses the GPU.",

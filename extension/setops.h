@@ -196,11 +196,12 @@ typedef struct SetopsBatch
 	 * else NULL; a_rows NULL when no row is.  Such a row crosses by its
 	 * identity while a_identity[i], else by its keys (read by then).
 	 * cache_budget: bytes this batch's partition may still put into the
-	 * cache (exec/batch.c).
+	 * cache (exec/batch.c); rows_put (when not NULL) counts the rows it put.
 	 */
 	struct SetopsKeys **a_rows;
 	bool	   *a_identity;
 	int64	   *cache_budget;
+	int64	   *rows_put;
 } SetopsBatch;
 
 /* ---- helpers (module.c) ---- */

@@ -87,6 +87,22 @@ typedef struct SetopsIdentityHold
 	uint32		reads;			/* identities read (the clock looked at every 64th) */
 } SetopsIdentityHold;
 
+/*
+ * Identities read by parallel readers, remembered by the backend they
+ * read for: it marks the OID counter before they start, then learns what
+ * each read (stored_value.c, identity_remembered: the mark bounds how
+ * long one stands).
+ */
+typedef struct SetopsOidMark
+{
+	Oid			next;			/* the counter's value */
+	uint64		clock;			/* how far it moved since the backend followed it */
+} SetopsOidMark;
+
+extern void setops_identity_mark(SetopsOidMark *now);
+extern void setops_identity_learn(const struct varatt_external *pointer, Oid argtype,
+								  const SetopsCacheKey *key, int64 n,
+								  const SetopsOidMark *then);
 extern void setops_identity_hold_begin(SetopsIdentityHold *saved);
 extern void setops_identity_hold_end(const SetopsIdentityHold *saved);
 extern void setops_identity_hold_forget(const SetopsIdentityHold *saved);

@@ -229,12 +229,8 @@ static Oid	oid_seen = InvalidOid;
 static TimestampTz oid_seen_at = 0;
 static uint64 oid_clock = 0;
 
-/* The counter's value, and the clock there. */
-typedef struct OidClock
-{
-	Oid			next;
-	uint64		clock;
-} OidClock;
+/* The counter's value, and the clock there (args.h). */
+typedef SetopsOidMark OidClock;
 
 /* The counter now, followed; timed: the gap since the last look checked too. */
 static void
@@ -662,6 +658,25 @@ remember_identity(const struct varatt_external *pointer, const SetopsCacheKey *k
 	/* the counter comes round to the value id after this many more */
 	place->expires = then->clock + (uint32) (pointer->va_valueid - then->next);
 	place->remembered = true;
+}
+
+/* The OID counter now, for identities about to be read elsewhere. */
+void
+setops_identity_mark(SetopsOidMark *now)
+{
+	oid_clock_now(now, true);
+}
+
+/*
+ * The identity of the value at pointer, of argtype, that another process
+ * (a parallel reader) read after this backend's mark `then`: remembered
+ * as if read here then (expiring no later than it would have).
+ */
+void
+setops_identity_learn(const struct varatt_external *pointer, Oid argtype,
+					  const SetopsCacheKey *key, int64 n, const SetopsOidMark *then)
+{
+	remember_identity(pointer, key, get_element_type(argtype), n, then);
 }
 
 /*

@@ -214,20 +214,26 @@ cpu_count_batch(const char *fname, SetopsCountKind kind, const SetopsBatch *batc
  * 5,500 int4 keys (22 KB each; a 141 GB H200 some 1.7 million); one run
  * puts up to half of that, and later runs find them there.
  */
-static int64
-cache_budget_of(const SetopsBatch *batch)
+int64
+setops_batch_cache_budget(int64 *budget)
 {
-	if (*batch->cache_budget < 0)
+	if (*budget < 0)
 	{
 		SetopsCacheStats stats[SETOPS_MAX_DEVICES];
 		int			n = setops_service_cache_stats(stats),
 					d;
 
-		*batch->cache_budget = 0;
+		*budget = 0;
 		for (d = 0; d < n; d++)
-			*batch->cache_budget += stats[d].capacity / 2;
+			*budget += stats[d].capacity / 2;
 	}
-	return *batch->cache_budget;
+	return *budget;
+}
+
+static int64
+cache_budget_of(const SetopsBatch *batch)
+{
+	return setops_batch_cache_budget(batch->cache_budget);
 }
 
 /*
@@ -302,7 +308,11 @@ missing_rows(const char *fname, SetopsCountKind kind, const SetopsBatch *batch, 
 		return false;
 	}
 	for (i = 0; i < nput; i++)
+	{
 		batch->a_identity[put_row[i]] = status == SETOPS_GPU_OK && kept[i];
+		if (batch->rows_put && batch->a_identity[put_row[i]])
+			(*batch->rows_put)++;
+	}
 	pfree(put_keys);
 	pfree(put_data);
 	pfree(put_n);

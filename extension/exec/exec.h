@@ -23,6 +23,7 @@ extern int	setops_device;
 extern int	setops_gpu_min_elements;
 extern int	setops_agg_stream_min_mb;	/* setops.agg_stream_min_size; -1 never */
 extern bool setops_batch_read_ahead;	/* setops.batch_read_ahead (funcs/batch_funcs.c) */
+extern int	setops_batch_read_workers;	/* setops.batch_read_workers */
 
 /* room past a result's bound that the CPU engine may write into */
 #define SETOPS_RESULT_SLACK SETOPS_CPU_OUTPUT_SLACK
@@ -110,6 +111,25 @@ extern void setops_count_batch_finish(const char *fname, SetopsCountKind kind,
 									  const SetopsBatch *batch, int64 *answers,
 									  SetopsCountFlight *flight);
 extern void setops_count_batch_abandon(SetopsCountFlight *flight);
+
+/*
+ * The bytes a partition's stored rows may still put into the device cache
+ * (*budget: -1 until first asked, then what is left of half the cache).
+ */
+extern int64 setops_batch_cache_budget(int64 *budget);
+
+/*
+ * A count batch's first run (batch_readers.c): the stored rows at
+ * rows[0, nrows), TOAST pointers of values of argtype of at least
+ * min_keys keys, read into the device cache by parallel readers within
+ * the partition's budget, so that the batch finds them there.  Returns
+ * the rows put.  setops_batch_readers_last_put: the last call's (-1: none
+ * read), for the tests.
+ */
+extern int64 setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
+									const struct varatt_external *rows, int64 nrows,
+									int64 *cache_budget);
+extern int64 setops_batch_readers_last_put;
 
 /*
  * op (INTERSECT, UNION or MERGE) over nruns sorted runs held one after the

@@ -27,6 +27,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -184,6 +185,8 @@ typedef struct BatchPart
 	BatchChunk	chunks[2];
 	MemoryContext rowcxt;		/* one row's arguments while reading */
 	int64		cache_budget;	/* the partition's, for the device cache (-1: unset) */
+	int64		rows_put;		/* stored rows its chunks put into the cache */
+	bool		first_done;		/* its first chunk answered */
 	bool		read_ahead;		/* setops.batch_read_ahead when it began */
 	MemoryContextCallback on_end;	/* requests still in flight abandoned */
 } BatchPart;
@@ -610,6 +613,7 @@ read_chunk_rows(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part, B
 	batch->a_rows = st->a_rows;
 	batch->a_identity = st->a_identity;
 	batch->cache_budget = &part->cache_budget;
+	batch->rows_put = &part->rows_put;
 	*bound_out = bound;
 }
 
@@ -719,6 +723,70 @@ count_chunk_finish(BatchChunk *st, const BatchCall *call)
 	st->batch.a = st->batch.b = NULL;
 }
 
+/*
+ * After a partition's first chunk: when it had to put most of its stored
+ * rows into the device cache (a first run), the rest of the partition's
+ * stored rows are read into the cache by parallel readers now
+ * (exec/batch_readers.c), so that its later chunks find them there.  Only
+ * the rows' TOAST pointers are gathered here; a row the readers skip is
+ * read by its chunk as before.
+ */
+static void
+read_rest_of_partition(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part,
+					   const BatchChunk *first, const BatchCall *call)
+{
+	int64		stored = 0,
+				p,
+				r,
+				n = 0,
+				bytes = 0,
+				cap = 1024,
+				min_keys = setops_identity_min_keys(),
+				budget;
+	/* (rows are fetched relative to the current row) */
+	int64		ahead = first->first + first->nrows - WinGetCurrentPosition(winobj);
+	struct varatt_external *rows;
+	MemoryContext old;
+
+	if (first->a_rows == NULL || setops_batch_read_workers <= 0 || min_keys < 0)
+		return;
+	for (p = 0; p < first->npairs; p++)
+		stored += first->a_rows[p] != NULL;
+	/* (a few rows put are no sign of a first run; a test's chunks are small) */
+	if (stored < Min(16, batch_max_rows / 2) || part->rows_put * 2 < stored)
+		return;
+	budget = setops_batch_cache_budget(&part->cache_budget);
+	old = MemoryContextSwitchTo(part->rowcxt);
+	rows = palloc_extended(sizeof(struct varatt_external) * cap, MCXT_ALLOC_HUGE);
+	for (r = 0; bytes < budget; r++)
+	{
+		bool		isnull,
+					isout;
+		Datum		d = WinGetFuncArgInPartition(winobj, call->a_arg, (int) (ahead + r),
+												 WINDOW_SEEK_CURRENT, false, &isnull, &isout);
+		struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
+
+		if (isout)
+			break;
+		if ((r & 1023) == 1023)
+			CHECK_FOR_INTERRUPTS();
+		if (isnull || !VARATT_IS_EXTERNAL_ONDISK(ptr))
+			continue;
+		if (n == cap)
+		{
+			cap *= 2;
+			rows = repalloc_huge(rows, sizeof(struct varatt_external) * cap);
+		}
+		VARATT_EXTERNAL_GET_POINTER(rows[n], ptr);
+		bytes += VARATT_EXTERNAL_GET_EXTSIZE(rows[n]);
+		n++;
+	}
+	MemoryContextSwitchTo(old);
+	(void) setops_batch_read_rows(call->fname, get_fn_expr_argtype(fcinfo->flinfo, call->a_arg),
+								  min_keys, rows, n, &part->cache_budget);
+	MemoryContextReset(part->rowcxt);
+}
+
 /* A partition's end (or abort) with a chunk's request still in flight. */
 static void
 abandon_flights(void *arg)
@@ -815,6 +883,11 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 			if (read_ahead)
 				count_chunk_read(winobj, fcinfo, part, next, st->first + st->nrows, call);
 			count_chunk_finish(st, call);
+			if (!part->first_done)
+			{
+				part->first_done = true;
+				read_rest_of_partition(winobj, fcinfo, part, st, call);
+			}
 			if (read_ahead && next->nrows > 0)
 			{
 				count_chunk_begin(next, call);
@@ -1007,5 +1080,22 @@ setops_test_batch_rows(PG_FUNCTION_ARGS)
 				 errmsg("setops_test_batch_rows: %d is not between 0 and %d", n, BATCH_MAX_ROWS)));
 	batch_max_rows = n > 0 ? n : BATCH_MAX_ROWS;
 	PG_RETURN_VOID();
+}
+
+/*
+ * setops_test_batch_readers_put(): the rows this backend's last parallel
+ * read of a partition put into the device cache (NULL: none ran since
+ * asked last).
+ */
+PG_FUNCTION_INFO_V1(setops_test_batch_readers_put);
+Datum
+setops_test_batch_readers_put(PG_FUNCTION_ARGS)
+{
+	int64		put = setops_batch_readers_last_put;
+
+	setops_batch_readers_last_put = -1;
+	if (put < 0)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(put);
 }
 #endif

@@ -207,6 +207,59 @@ BEGIN
     RETURN n;
 END $$;
 SELECT pg_temp.toggled_diffs() AS toggled_diffs;
+-- A first run: after the partition's first chunk, the rest of its stored
+-- rows are read into the device cache by parallel readers
+-- (setops.batch_read_workers); every row still the per-row function's, an
+-- order break in a later chunk still the per-row error, and parallel mode
+-- over when the call returns (a nextval() beside the batch runs).  Each
+-- check on new TOAST values, which the cache does not hold yet.
+CREATE FUNCTION pg_temp.readers_put() RETURNS int8
+    AS '$libdir/setops', 'setops_test_batch_readers_put' LANGUAGE C;
+CREATE FUNCTION pg_temp.cold_copy(t text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('DROP TABLE IF EXISTS %I', t);
+    EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, k int4[])', t);
+    EXECUTE format('ALTER TABLE %I ALTER k SET STORAGE EXTERNAL', t);
+    EXECUTE format('INSERT INTO %I SELECT id, k FROM chunky', t);
+END $$;
+CREATE FUNCTION pg_temp.diffs_in(t text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+BEGIN
+    EXECUTE format($q$SELECT count(*) FILTER (WHERE j IS DISTINCT FROM array_jaccard(k, e)
+                                              OR c IS DISTINCT FROM array_intersect_count(k, e))
+                      FROM (SELECT k, e, array_jaccard_batch(k, e) OVER w AS j,
+                                   array_intersect_count_batch(k, e) OVER w AS c
+                            FROM %I, evens WINDOW w AS (ORDER BY id)) s$q$, t) INTO n;
+    RETURN n;
+END $$;
+SET setops.batch_read_workers = 2;
+SELECT FROM pg_temp.readers_put();
+SELECT pg_temp.cold_copy('chunky_cold');
+SELECT pg_temp.diffs_in('chunky_cold') AS readers_cold_diffs;
+-- (gpu mode: of 60 rows, the first chunk's 7, the NULL and the empty one
+-- not read ahead; the query's second batch found the rows there)
+SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() = 51 AS readers_put_51;
+SELECT pg_temp.diffs_in('chunky_cold') AS readers_warm_diffs;
+-- (auto: chunks the CPU answered on the first run put nothing)
+SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() IS NULL AS readers_none_warm;
+SELECT pg_temp.cold_copy('chunky_cold');
+INSERT INTO chunky_cold SELECT 40, ARRAY(SELECT i FROM generate_series(1, 3000) i) || 0
+ON CONFLICT (id) DO UPDATE SET k = excluded.k;
+SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) FROM chunky_cold, evens;
+SELECT array_jaccard(k, e) FROM chunky_cold, evens ORDER BY id;
+SELECT pg_temp.cold_copy('chunky_cold');
+CREATE TEMP SEQUENCE readers_seq;
+SELECT count(*) AS readers_beside_nextval, max(n) AS nextval_max
+FROM (SELECT nextval('readers_seq') AS n, array_jaccard_batch(k, e) OVER (ORDER BY id) AS j
+      FROM chunky_cold, evens) s;
+SET setops.batch_read_workers = 0;
+SELECT pg_temp.cold_copy('chunky_cold');
+SELECT FROM pg_temp.readers_put();
+SELECT pg_temp.diffs_in('chunky_cold') AS no_readers_cold_diffs;
+SELECT pg_temp.readers_put() IS NULL AS no_readers_none;
+RESET setops.batch_read_workers;
+DROP TABLE chunky_cold;
 SELECT pg_temp.batch_rows(0);
 DROP TABLE chunky;
 

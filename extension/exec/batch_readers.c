@@ -1,0 +1,347 @@
+/*
+ * batch_readers.c
+ *	  A count batch's first run: its stored rows read by parallel readers
+ *	  into the device cache ahead of the batch.
+ *
+ * A batch over stored rows that the device cache does not hold yet must
+ * read every row once (detoast it, check its order, hand its keys to the
+ * GPU service): in one backend that reading, not the GPU, sets the pace
+ * of a first run.  When a partition's first chunk finds its rows missing,
+ * the rest of the partition's stored rows (as far as the cache's budget
+ * for it goes) are read by setops.batch_read_workers parallel workers and
+ * this backend together, each putting what it read into the cache; the
+ * batch then goes on as before and finds them there.
+ *
+ * The readers only warm the cache: they never decide an answer.  A row
+ * they cannot take (not an out-of-line array or packed value of the
+ * argument's type, out of order, past the budget, refused by the cache) is
+ * skipped, and the batch reads it and reports on it as it always does, in
+ * its order.  Reading cannot fail but on a corrupt TOAST table, whose error
+ * PostgreSQL raises as it would anywhere.
+ *
+ * Parallel mode lasts for the call only: the workers are launched and
+ * waited for within it, so that nothing else in the query (a nextval(), an
+ * INSERT's first tuple) runs while it is on.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/shm_toc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "setops.h"
+#include "args/args.h"
+#include "exec/exec.h"
+#include "service/client.h"
+
+/* the shm_toc key of the readers' shared state */
+#define READERS_KEY			UINT64CONST(0x5E7095BA7C4E0001)
+/* rows a reader claims at a time */
+#define READ_CLAIM			16
+/* a reader's put: at most this many rows, or keys of this many bytes */
+#define PUT_MAX_ROWS		1024
+#define PUT_MAX_BYTES		((Size) 32 * 1024 * 1024)
+/* fewer rows than this a reader are not worth a worker's start */
+#define ROWS_PER_WORKER		64
+
+int64		setops_batch_readers_last_put = -1; /* rows the last warm put (test hooks) */
+
+/* What the readers share (in the parallel context's DSM segment). */
+typedef struct ReadersShared
+{
+	Oid			argtype;		/* the rows' type: an array or a packed type */
+	int64		min_keys;		/* rows smaller are not by identity */
+	int64		nrows;
+	char		fname[NAMEDATALEN];
+	pg_atomic_uint64 next;		/* the next row to claim */
+	pg_atomic_uint64 budget;	/* bytes the cache may still take */
+	pg_atomic_uint64 rows_put;	/* rows the cache holds now, and their bytes */
+	pg_atomic_uint64 bytes_put;
+	pg_atomic_uint32 stop;		/* the service failed: read no further */
+	Size		ids_offset;		/* from this struct: RowIdentity[nrows] */
+	struct varatt_external rows[FLEXIBLE_ARRAY_MEMBER];
+} ReadersShared;
+
+/* A row's identity as a reader read it, for the backend to remember. */
+typedef struct RowIdentity
+{
+	SetopsCacheKey key;
+	int64		n;
+	bool		read;			/* the rest is set */
+} RowIdentity;
+
+#define ROW_IDS(s) ((RowIdentity *) ((char *) (s) + (s)->ids_offset))
+
+/*
+ * One reader's rows read but not yet put; an array's keys go straight
+ * from the TOAST chunks into buf, which serves every put (a palloc'd copy
+ * a row is freed at each put, and its pages come back zeroed each time:
+ * as much work as the copy).
+ */
+typedef struct PutList
+{
+	Oid			elemtype;		/* the rows' element type (InvalidOid: packed) */
+	SetopsKeyType type;
+	int64		nrows;
+	Size		bytes;
+	char	   *buf;			/* PUT_MAX_BYTES */
+	Size		buf_used;
+	const SetopsCacheKey *keys[PUT_MAX_ROWS];
+	const void *data[PUT_MAX_ROWS];
+	int64		n[PUT_MAX_ROWS];
+	bool		kept[PUT_MAX_ROWS];
+} PutList;
+
+PGDLLEXPORT void setops_batch_reader_main(dsm_segment *seg, shm_toc *toc);
+
+/* Take bytes from the budget; false (nothing taken) when it is short. */
+static bool
+take_budget(ReadersShared *s, uint64 bytes)
+{
+	uint64		left = pg_atomic_read_u64(&s->budget);
+
+	while (left >= bytes)
+		if (pg_atomic_compare_exchange_u64(&s->budget, &left, left - bytes))
+			return true;
+	return false;
+}
+
+/* Put the rows listed (read in cxt), and start the list again. */
+static void
+put_listed(ReadersShared *s, PutList *list, MemoryContext cxt)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+	uint64		rows = 0,
+				bytes = 0,
+				unused = 0;
+	size_t		ks = setops_key_size(list->type);
+	int64		i;
+
+	if (list->nrows == 0)
+		return;
+	status = setops_service_cache_put_rows(list->type, list->nrows, list->keys, list->data,
+										   list->n, list->kept, errbuf, sizeof(errbuf));
+	/* (a failure is the batch's to meet and report: it reads these rows itself) */
+	if (status != SETOPS_GPU_OK)
+		pg_atomic_write_u32(&s->stop, 1);
+	for (i = 0; i < list->nrows; i++)
+	{
+		uint64		b = (uint64) list->n[i] * ks;
+
+		if (status == SETOPS_GPU_OK && list->kept[i])
+		{
+			rows++;
+			bytes += b;
+		}
+		else
+			unused += b;
+	}
+	pg_atomic_fetch_add_u64(&s->rows_put, rows);
+	pg_atomic_fetch_add_u64(&s->bytes_put, bytes);
+	pg_atomic_fetch_add_u64(&s->budget, unused);
+	list->nrows = 0;
+	list->bytes = 0;
+	list->buf_used = 0;
+	MemoryContextReset(cxt);
+}
+
+/* Room for n keys in the list's buffer (setops_read_stored_into), or NULL. */
+static void *
+buffer_room(int64 n, void *arg)
+{
+	PutList    *list = (PutList *) arg;
+	Size		bytes = MAXALIGN((Size) n * setops_key_size(list->type));
+	char	   *room;
+
+	if (bytes > PUT_MAX_BYTES - list->buf_used)
+		return NULL;
+	room = list->buf + list->buf_used;
+	list->buf_used += bytes;
+	return room;
+}
+
+/*
+ * Row i read and listed for the cache when the batch would put it: stored
+ * out of line by an identity whose header gives its count, within the
+ * budget, in order.
+ */
+static void
+read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext cxt)
+{
+	struct varlena *ptr;
+	SetopsKeys *keys;
+	uint64		bytes;
+	void	   *data;
+	int64		n;
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
+	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
+	memcpy(VARDATA_EXTERNAL(ptr), &s->rows[i], sizeof(struct varatt_external));
+	keys = palloc(sizeof(SetopsKeys));
+	if (!setops_read_stored_identity(PointerGetDatum(ptr), s->argtype, 1, true, keys,
+									 s->min_keys))
+		goto done;
+	ROW_IDS(s)[i].key = *keys->cache_key;
+	ROW_IDS(s)[i].n = keys->n;
+	ROW_IDS(s)[i].read = true;
+	bytes = (uint64) keys->n * setops_key_size(keys->type);
+	if (list->nrows > 0 &&
+		(keys->type != list->type || list->bytes + bytes > PUT_MAX_BYTES))
+	{
+		MemoryContextSwitchTo(old);
+		put_listed(s, list, cxt);
+		/* (the reset freed this row's reading: read again) */
+		read_row(s, i, list, cxt);
+		return;
+	}
+	if (!take_budget(s, bytes))
+		goto done;
+	list->type = keys->type;
+	if (OidIsValid(list->elemtype) &&
+		setops_read_stored_into(keys->stored, list->elemtype, buffer_room, list,
+								&data, &n))
+	{
+		/* (an identity's count came from the same header) */
+		Assert(n == keys->n);
+		keys->form = SETOPS_KEYS_PLAIN;
+		keys->data = data;
+		keys->n = n;
+		keys->stored = (Datum) 0;
+		keys->sorted_known = false;
+		keys->first_unsorted = -1;
+	}
+	else
+		setops_keys_make_plain(keys, s->fname);
+	if (!setops_keys_in_order(keys))
+	{
+		pg_atomic_fetch_add_u64(&s->budget, bytes);
+		goto done;
+	}
+	list->keys[list->nrows] = keys->cache_key;
+	list->data[list->nrows] = keys->data;
+	list->n[list->nrows] = keys->n;
+	list->nrows++;
+	list->bytes += bytes;
+done:
+	MemoryContextSwitchTo(old);
+	if (list->nrows == PUT_MAX_ROWS)
+		put_listed(s, list, cxt);
+}
+
+/* Read rows until none is left to claim (a worker, and the leader too). */
+static void
+read_rows(ReadersShared *s)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "setops batch readers",
+											  ALLOCSET_DEFAULT_SIZES);
+	PutList    *list = palloc0(sizeof(PutList));
+	SetopsIdentityHold outer;
+
+	list->elemtype = get_element_type(s->argtype);
+	list->buf = MemoryContextAllocHuge(CurrentMemoryContext, PUT_MAX_BYTES);
+
+	/* (the TOAST table held open while reading: an ERROR ends the reader) */
+	setops_identity_hold_begin(&outer);
+	while (pg_atomic_read_u32(&s->stop) == 0)
+	{
+		uint64		first = pg_atomic_fetch_add_u64(&s->next, READ_CLAIM);
+		int64		i;
+
+		if (first >= (uint64) s->nrows)
+			break;
+		for (i = first; i < s->nrows && i < (int64) first + READ_CLAIM; i++)
+		{
+			read_row(s, i, list, cxt);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	put_listed(s, list, cxt);
+	setops_identity_hold_end(&outer);
+	pfree(list->buf);
+	pfree(list);
+	MemoryContextDelete(cxt);
+}
+
+/* A parallel worker's entry (CreateParallelContext names it). */
+void
+setops_batch_reader_main(dsm_segment *seg, shm_toc *toc)
+{
+	read_rows((ReadersShared *) shm_toc_lookup(toc, READERS_KEY, false));
+}
+
+/*
+ * Read the stored rows at rows[0, nrows) (TOAST pointers of values of
+ * argtype, a count batch's argument argno 1) into the device cache, in
+ * parallel, within the partition's budget (*cache_budget, lowered by what
+ * was put).  Returns the rows the cache holds now (0: none read, e.g.
+ * readers off, or already in parallel mode).
+ */
+int64
+setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
+					   const struct varatt_external *rows, int64 nrows, int64 *cache_budget)
+{
+	int64		budget = setops_batch_cache_budget(cache_budget);
+	ParallelContext *pcxt;
+	ReadersShared *s;
+	Size		size,
+				ids_offset;
+	int			nworkers;
+	int64		put,
+				i;
+	SetopsOidMark mark;
+
+	setops_batch_readers_last_put = -1;
+	if (nrows == 0 || budget <= 0 || min_keys < 0 || setops_batch_read_workers <= 0 ||
+		IsInParallelMode() || !IsUnderPostmaster)
+		return 0;
+	nworkers = (int) Min((int64) setops_batch_read_workers, nrows / ROWS_PER_WORKER);
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("$libdir/setops", "setops_batch_reader_main", nworkers);
+	ids_offset = MAXALIGN(add_size(offsetof(ReadersShared, rows),
+								   mul_size(nrows, sizeof(struct varatt_external))));
+	size = add_size(ids_offset, mul_size(nrows, sizeof(RowIdentity)));
+	shm_toc_estimate_chunk(&pcxt->estimator, size);
+	shm_toc_estimate_keys(&pcxt->estimator, 1);
+	InitializeParallelDSM(pcxt);
+	s = shm_toc_allocate(pcxt->toc, size);
+	s->argtype = argtype;
+	s->min_keys = min_keys;
+	s->nrows = nrows;
+	strlcpy(s->fname, fname, sizeof(s->fname));
+	pg_atomic_init_u64(&s->next, 0);
+	pg_atomic_init_u64(&s->budget, (uint64) budget);
+	pg_atomic_init_u64(&s->rows_put, 0);
+	pg_atomic_init_u64(&s->bytes_put, 0);
+	pg_atomic_init_u32(&s->stop, 0);
+	memcpy(s->rows, rows, sizeof(struct varatt_external) * nrows);
+	s->ids_offset = ids_offset;
+	memset(ROW_IDS(s), 0, sizeof(RowIdentity) * nrows);
+	shm_toc_insert(pcxt->toc, READERS_KEY, s);
+	/* (before any identity is read: what the readers read is remembered from here) */
+	setops_identity_mark(&mark);
+	if (nworkers > 0)
+		LaunchParallelWorkers(pcxt);
+
+	/* this backend reads too, then waits for the workers */
+	read_rows(s);
+	if (nworkers > 0)
+		WaitForParallelWorkersToFinish(pcxt);
+	put = (int64) pg_atomic_read_u64(&s->rows_put);
+	*cache_budget -= (int64) pg_atomic_read_u64(&s->bytes_put);
+	/* the batch finds each row by the identity read for it, no TOAST probe */
+	for (i = 0; i < nrows; i++)
+		if (ROW_IDS(s)[i].read)
+			setops_identity_learn(&s->rows[i], argtype, &ROW_IDS(s)[i].key, ROW_IDS(s)[i].n,
+								  &mark);
+	DestroyParallelContext(pcxt);
+	ExitParallelMode();
+	setops_batch_readers_last_put = put;
+	return put;
+}
