@@ -18,6 +18,12 @@
 #                     per-row cpu's on the same rows
 #   batch gpu first   array_jaccard_batch(a, q) OVER () on the GPU, its
 #                     first run (the rows not yet in the device cache)
+#                     (setops.batch_read_workers parallel readers put the
+#                     rows into the cache after the first chunk)
+#   batch gpu first, no readers  the first run again with
+#                     setops.batch_read_workers = 0, the device cache emptied
+#                     before it (setops.gpu_cache_size 0 for a moment: needs
+#                     a superuser)
 #   batch gpu         the same repeated (rows from the device cache)
 #   batch gpu packed  array_jaccard_batch(p, q::packed_int4) OVER () on the
 #                     packed column: first run, then repeated
@@ -79,7 +85,7 @@ runs=${RUNS:-3}
 slow_runs=${SLOW_RUNS:-$runs}
 ia_rows=${INTARRAY_ROWS:-2000}
 dev=${SETOPS_BENCH_DEVICE:-gpu}
-all_methods="per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed batch-gpu-no-read-ahead batch-cpu"
+all_methods="per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed batch-gpu-first-no-readers batch-gpu-no-read-ahead batch-cpu"
 methods=" $(echo ${SIM_METHODS:-$all_methods}) "
 ncpu=$(nproc)
 jobs=${SIM_JOBS:-$((ncpu < 16 ? ncpu : 16))}
@@ -236,7 +242,7 @@ AS $$ SELECT coalesce(max(dispatch_ms), 0) + coalesce(sum(run_ms), 0) FROM setop
 -- run query `runs` times under setops.device = device: wall ms, answer
 -- and the service's time of each
 CREATE FUNCTION timed(query text, device text, runs int, OUT ms float8[], OUT answers text[],
-                      OUT svc_ms float8[], read_ahead bool DEFAULT true)
+                      OUT svc_ms float8[], read_ahead bool DEFAULT true, readers int DEFAULT NULL)
 LANGUAGE plpgsql AS $$
 DECLARE
     t timestamptz;
@@ -248,6 +254,9 @@ BEGIN
     svc_ms := '{}';
     PERFORM set_config('setops.device', device, true);
     PERFORM set_config('setops.batch_read_ahead', read_ahead::text, true);
+    IF readers IS NOT NULL THEN
+        PERFORM set_config('setops.batch_read_workers', readers::text, true);
+    END IF;
     FOR i IN 1 .. runs LOOP
         s := service_ms();
         t := clock_timestamp();
@@ -261,16 +270,17 @@ END $$;
 -- 0: none); an ERROR is kept as the method's answer, so the rest still run
 CREATE FUNCTION measure(method text, device text, expr text, ord text, runs int,
                         sample int DEFAULT NULL, top_runs int DEFAULT NULL,
-                        read_ahead bool DEFAULT true) RETURNS void
+                        read_ahead bool DEFAULT true, readers int DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     filt text := CASE WHEN sample IS NULL THEN '' ELSE 'WHERE id <= ' || sample END;
     a record;
     t record;
 BEGIN
-    SELECT * INTO a FROM timed(all_query(expr, filt), device, runs, read_ahead);
+    SELECT * INTO a FROM timed(all_query(expr, filt), device, runs, read_ahead, readers);
     IF coalesce(top_runs, runs) > 0 THEN
-        SELECT * INTO t FROM timed(top_query(ord, filt), device, coalesce(top_runs, runs), read_ahead);
+        SELECT * INTO t FROM timed(top_query(ord, filt), device, coalesce(top_runs, runs), read_ahead,
+                                   readers);
     ELSE
         SELECT NULL::float8[] AS ms, NULL::text[] AS answers INTO t;
     END IF;
@@ -283,6 +293,22 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT set_config('sim.nrows', :'nrows', false), set_config('sim.nkeys', :'nkeys', false),
        set_config('sim.ia_keys', :'ia_keys', false), set_config('sim.methods', :'methods', false) \gset
+-- wait (30 s at most) until the device cache is empty (empty) or has room
+-- again (not empty); true when it got there
+CREATE FUNCTION empty_cache(empty bool) RETURNS bool LANGUAGE plpgsql AS $$
+BEGIN
+    FOR i IN 1 .. 300 LOOP
+        IF empty AND (SELECT coalesce(sum(entries), 0) = 0 AND coalesce(sum(capacity_bytes), 0) = 0
+                      FROM setops_cache_stats()) THEN
+            RETURN true;
+        END IF;
+        IF NOT empty AND (SELECT coalesce(min(capacity_bytes), 0) > 0 FROM setops_cache_stats()) THEN
+            RETURN true;
+        END IF;
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+    RETURN false;
+END $$;
 CREATE FUNCTION chosen(m text) RETURNS bool LANGUAGE sql STABLE
 AS $$ SELECT position(' ' || m || ' ' IN current_setting('sim.methods')) > 0 $$;
 
@@ -306,6 +332,27 @@ SELECT measure('batch gpu first', :'dev', 'array_jaccard_batch(a, q()) OVER ()',
 WHERE chosen('batch-gpu');
 SELECT measure('batch gpu packed first', :'dev', 'array_jaccard_batch(p, qp()) OVER ()', '', 1, NULL, 0)
 WHERE chosen('batch-gpu-packed');
+\o
+-- a first run again, the rows read by the backend alone: the device cache
+-- emptied first (its size 0 for a moment), so that every row misses again
+SELECT chosen('batch-gpu-first-no-readers') AND EXISTS (SELECT FROM setops_cache_stats()) AS again \gset
+\if :again
+ALTER SYSTEM SET setops.gpu_cache_size = 0;
+SELECT pg_reload_conf() \gset
+SELECT empty_cache(true) AS emptied \gset
+ALTER SYSTEM RESET setops.gpu_cache_size;
+SELECT pg_reload_conf() \gset
+SELECT empty_cache(false) AND :'emptied' AS emptied \gset
+\if :emptied
+\o /dev/null
+SELECT measure('batch gpu first, no readers', :'dev', 'array_jaccard_batch(a, q()) OVER ()', '', 1, NULL, 0,
+               true, 0);
+\o
+\else
+\echo '# batch gpu first, no readers: not run (the device cache did not empty and refill in 30 s)'
+\endif
+\endif
+\o /dev/null
 SELECT measure('batch gpu', :'dev', 'array_jaccard_batch(a, q()) OVER ()',
                'array_jaccard_batch(a, q()) OVER () DESC, id', :runs)
 WHERE chosen('batch-gpu');
