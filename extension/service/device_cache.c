@@ -42,9 +42,25 @@ int			setops_gpu_cache_size_mb = -1;
  * executor thread (worker_exec.c) is pinned: eviction passes it by.  Its
  * serial tells a pin's copy from a later one of the same array.
  */
+/*
+ * The rows of one REQ_CACHE_PUT_ROWS share one device buffer: one
+ * allocation and one copy a request, where each row's own took about 2 us
+ * and 3 us (22 KB rows on an H200: the DMA engine's cost a copy, not the
+ * bytes).  The buffer is freed with the last copy in it, and all of it
+ * counts as used until then, so that used stays the memory held.
+ */
+typedef struct CacheSlab
+{
+	void	   *base;
+	uint64		epoch;			/* its device's context when allocated */
+	Size		bytes;
+	int64		live;			/* copies in it */
+} CacheSlab;
+
 typedef struct CacheCopy
 {
 	void	   *keys;			/* the device's buffer; NULL: no copy there */
+	CacheSlab  *slab;			/* the buffer it lies in, or NULL: its own */
 	uint64		epoch;			/* its device's context when allocated */
 	uint64		serial;
 	int			pins;
@@ -182,13 +198,19 @@ devices_of(const CacheEntry *e)
 	return mask;
 }
 
-/* Give e the buffer keys on device (allocated in context alloc_epoch). */
+/*
+ * Give e the buffer keys on device (allocated in context alloc_epoch), its
+ * own or in slab.
+ */
 static void
-add_copy(CacheEntry *e, int device, void *keys, uint64 alloc_epoch)
+add_copy(CacheEntry *e, int device, void *keys, uint64 alloc_epoch, CacheSlab *slab)
 {
 	CacheCopy  *c = &e->copy[device];
 
 	c->keys = keys;
+	c->slab = slab;
+	if (slab != NULL)
+		slab->live++;
 	c->epoch = alloc_epoch;
 	c->serial = ++next_serial;
 	c->pins = 0;
@@ -203,9 +225,19 @@ drop_copy(CacheEntry *e, int device, bool free_memory)
 {
 	CacheCopy  *c = &e->copy[device];
 
-	if (free_memory)
-		store_free(device, c->epoch, c->keys);
-	used[device] -= e->bytes;
+	if (c->slab == NULL)
+	{
+		if (free_memory)
+			store_free(device, c->epoch, c->keys);
+		used[device] -= e->bytes;
+	}
+	else if (--c->slab->live == 0)
+	{
+		if (free_memory)
+			store_free(device, c->slab->epoch, c->slab->base);
+		used[device] -= c->slab->bytes;
+		pfree(c->slab);
+	}
 	nentries[device]--;
 	dlist_delete(&c->lru);
 	memset(c, 0, sizeof(*c));
@@ -605,7 +637,7 @@ service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hol
 			*keys = copy;
 			return SETOPS_GPU_OK;
 		}
-		add_copy(e, device, copy, copy_epoch);
+		add_copy(e, device, copy, copy_epoch, NULL);
 		publish(device, count_nothing, 0);
 	}
 	e->copy[device].pins++;
@@ -758,7 +790,7 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 			{
 				int			device = p->device;
 
-				add_copy(e, device, p->keys, p->epoch);
+				add_copy(e, device, p->keys, p->epoch, NULL);
 				memset(p, 0, sizeof(*p));	/* the entry owns the memory and its bytes now */
 				publish(device, count_nothing, 0);
 			}
@@ -794,6 +826,103 @@ drop_rows_put(ServiceCachePutRow *rows, int64 nrows, int device)
 }
 
 /*
+ * The rows of a REQ_CACHE_PUT_ROWS that the cache does not hold, put in
+ * one buffer (CacheSlab) by one copy of the span of the slot they lie in:
+ * true when done so (*status, *device set; rows[].kept and .put as
+ * service_cache_put_rows says), false when they go row by row instead
+ * (fewer than two, or the span mostly rows the cache holds, or no room
+ * for it in one piece).
+ */
+static bool
+put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
+				  SetopsGpuStatus *status, int *device, char *errbuf, size_t errlen)
+{
+	bool	   *fresh = palloc(sizeof(bool) * Max(nrows, 1));
+	int64		i,
+				nfresh = 0,
+				first = -1;
+	Size		need = 0,
+				lo = 0,
+				hi = 0,
+				span;
+	void	   *buf = NULL;
+	uint64		buf_epoch = 0;
+	CacheSlab  *slab;
+	bool		done = false;
+
+	*status = SETOPS_GPU_OK;
+	for (i = 0; i < nrows; i++)
+	{
+		Size		bytes = (Size) rows[i].n * ks;
+
+		if (bytes == 0)
+			goto out;			/* (an empty row: as the row-by-row put takes it) */
+		fresh[i] = hash_search(entries, &rows[i].key, HASH_FIND, NULL) == NULL;
+		if (!fresh[i])
+			continue;
+		if (first < 0 || rows[i].off_keys < lo)
+			lo = rows[i].off_keys;
+		if (first < 0 || rows[i].off_keys + bytes > hi)
+			hi = rows[i].off_keys + bytes;
+		if (first < 0)
+			first = i;
+		need += bytes;
+		nfresh++;
+	}
+	span = hi - lo;
+	if (nfresh < 2 || span > 2 * need || (*device = place(&rows[first].key, span)) < 0)
+		goto out;
+	*status = cache_alloc(*device, span, &buf, &buf_epoch, errbuf, errlen);
+	if (*status == SETOPS_GPU_UNAVAILABLE)
+	{
+		*status = SETOPS_GPU_OK;
+		goto out;
+	}
+	done = true;
+	if (*status == SETOPS_GPU_OK)
+		*status = service_device->buffer_write_queued(buf, 0, base + lo, span, errbuf, errlen);
+	if (*status != SETOPS_GPU_OK)
+	{
+		if (buf != NULL)
+		{
+			store_free(*device, buf_epoch, buf);
+			used[*device] -= span;
+		}
+		goto out;
+	}
+	slab = MemoryContextAllocZero(cache_cxt, sizeof(CacheSlab));
+	slab->base = buf;
+	slab->epoch = buf_epoch;
+	slab->bytes = span;
+	for (i = 0; i < nrows; i++)
+	{
+		CacheEntry *e;
+		bool		found;
+
+		if (!fresh[i])
+		{
+			/* (held: kept, unless the room made for the rest evicted it: checked after) */
+			rows[i].kept = true;
+			continue;
+		}
+		e = hash_search(entries, &rows[i].key, HASH_ENTER, &found);
+		rows[i].kept = true;
+		if (found)
+			continue;			/* (a key put twice: its first row holds it) */
+		memset(e->copy, 0, sizeof(e->copy));
+		e->ncopies = 0;
+		e->n = rows[i].n;
+		e->bytes = (Size) rows[i].n * ks;
+		add_copy(e, *device, (char *) buf + (rows[i].off_keys - lo), buf_epoch, slab);
+		rows[i].put = true;
+	}
+	Assert(slab->live > 0);
+out:
+	pfree(fresh);
+	return done;
+}
+
+/*
  * REQ_CACHE_PUT_ROWS: whole arrays the backend checked, into the cache in
  * one trip, together on one device (where the first goes: its hint, else
  * the largest share free), so that the rows of a batch end up where the
@@ -816,7 +945,15 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 
 	for (i = 0; i < r->nrows; i++)
 		rows[i].kept = rows[i].put = false;
-	for (i = 0; i < r->nrows && status == SETOPS_GPU_OK; i++)
+	if (put_rows_together(rows, r->nrows, base, ks, &status, &device, errbuf, errlen))
+	{
+		if (device >= 0)
+			touched |= 1u << device;
+		i = r->nrows;			/* (every row answered) */
+	}
+	else
+		i = 0;
+	for (; i < r->nrows && status == SETOPS_GPU_OK; i++)
 	{
 		ServiceCachePutRow *row = &rows[i];
 		Size		bytes = (Size) row->n * ks;
@@ -859,7 +996,7 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 		e->ncopies = 0;
 		e->n = row->n;
 		e->bytes = bytes;
-		add_copy(e, device, keys, epoch);
+		add_copy(e, device, keys, epoch, NULL);
 		touched |= 1u << device;
 		row->kept = true;
 		row->put = true;
