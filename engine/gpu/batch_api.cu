@@ -407,7 +407,7 @@ setops_gpu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, s
 			continue;
 		if ((!on_device &&
 			 (args->a_start[i] < 0 || args->a_start[i] + args->a_len[i] > args->a_keys)) ||
-			(on_device && ((uintptr_t) args->a_dev[i] % 16 != 0 || args->a_len[i] > INT_MAX / 2)) ||
+			(on_device && ((uintptr_t) args->a_dev[i] % SETOPS_GPU_ROW_ALIGN != 0 || args->a_len[i] > INT_MAX / 2)) ||
 			args->b_start[i] < 0 || args->b_start[i] + args->b_len[i] > args->b_keys)
 		{
 			snprintf(errbuf, errlen, "internal error: pair %lld of a count batch lies outside its keys",

@@ -13,6 +13,9 @@
 #ifndef SETOPS_GPU_H
 #define SETOPS_GPU_H
 
+/* A cached row's keys on the device start at a multiple of this (vector loads). */
+#define SETOPS_GPU_ROW_ALIGN 16
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -307,8 +310,9 @@ typedef struct SetopsGpuBatchArgs
 	/*
 	 * Counts only: per pair, A's keys already on the device (a cached
 	 * row: a_len[i] keys from a buffer of setops_gpu_buffer_alloc, on the
-	 * device the batch runs on), a_start[i] unused; NULL where A's keys
-	 * are in a.  a_dev NULL: every pair's are.
+	 * device the batch runs on, at an address aligned to
+	 * SETOPS_GPU_ROW_ALIGN), a_start[i] unused; NULL where A's keys are in
+	 * a.  a_dev NULL: every pair's are.
 	 */
 	const void *const *a_dev;
 	void	   *out_keys;

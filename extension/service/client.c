@@ -876,6 +876,13 @@ setops_service_cache_put(const SetopsCacheKey *key, const void *keys, int64 n,
 }
 
 /*
+ * A row's keys in a REQ_CACHE_PUT_ROWS slot: each at a multiple of
+ * SETOPS_GPU_ROW_ALIGN from the first, so that the service may copy them
+ * to the device as they lie (device_cache.c, put_rows_together).
+ */
+#define ROW_ROOM(bytes) TYPEALIGN(SETOPS_GPU_ROW_ALIGN, (bytes))
+
+/*
  * Put nrows whole stored arrays (cache_keys[i], keys[i], n[i]), whose
  * order the caller checked, into the service's cache: as many as a slot
  * holds a trip, together on one device (REQ_CACHE_PUT_ROWS); an array
@@ -901,7 +908,7 @@ setops_service_cache_put_rows(SetopsKeyType key_type, int64 nrows,
 	room = setops_service->slot_bytes;
 	while (i < nrows && status == SETOPS_GPU_OK)
 	{
-		Size		need = sizeof(ServiceCachePutRow) + MAXALIGN(n[i] * ks);
+		Size		need = sizeof(ServiceCachePutRow) + ROW_ROOM(n[i] * ks);
 		int64		m = 0,
 					j;
 		Size		off;
@@ -922,7 +929,7 @@ setops_service_cache_put_rows(SetopsKeyType key_type, int64 nrows,
 		/* the rows that fit the slot: their headers first, then their keys */
 		for (off = 0; i + m < nrows; m++)
 		{
-			Size		more = sizeof(ServiceCachePutRow) + MAXALIGN(n[i + m] * ks);
+			Size		more = sizeof(ServiceCachePutRow) + ROW_ROOM(n[i + m] * ks);
 
 			if (off + more > room)
 				break;
@@ -942,7 +949,7 @@ setops_service_cache_put_rows(SetopsKeyType key_type, int64 nrows,
 			rows[j].off_keys = off;
 			rows[j].kept = false;
 			setops_copy(service_slot_data(slot) + off, keys[i + j], n[i + j] * ks);
-			off += MAXALIGN(n[i + j] * ks);
+			off += ROW_ROOM(n[i + j] * ks);
 		}
 		Assert(off <= room);
 		status = submit_and_wait(slot, errbuf, errlen);

@@ -47,7 +47,9 @@ int			setops_gpu_cache_size_mb = -1;
  * allocation and one copy a request, where each row's own took about 2 us
  * and 3 us (22 KB rows on an H200: the DMA engine's cost a copy, not the
  * bytes).  The buffer is freed with the last copy in it, and all of it
- * counts as used until then, so that used stays the memory held.
+ * counts as used until then, so that used stays the memory held; so a
+ * request's rows share one only where the cache has room for them
+ * (put_rows_together).
  */
 typedef struct CacheSlab
 {
@@ -855,8 +857,9 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 	{
 		Size		bytes = (Size) rows[i].n * ks;
 
-		if (bytes == 0)
-			goto out;			/* (an empty row: as the row-by-row put takes it) */
+		/* (an empty row as the row-by-row put takes it; rows as aligned there) */
+		if (bytes == 0 || (first >= 0 && (rows[i].off_keys - lo) % SETOPS_GPU_ROW_ALIGN != 0))
+			goto out;
 		fresh[i] = hash_search(entries, &rows[i].key, HASH_FIND, NULL) == NULL;
 		if (!fresh[i])
 			continue;
@@ -870,7 +873,13 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 		nfresh++;
 	}
 	span = hi - lo;
-	if (nfresh < 2 || span > 2 * need || (*device = place(&rows[first].key, span)) < 0)
+	/*
+	 * Only into room the cache has: a buffer goes only with its last copy,
+	 * so that evicting for one would take hot rows along with cold ones;
+	 * a full cache makes room row by row, least recently used first.
+	 */
+	if (nfresh < 2 || span > 2 * need || (*device = place(&rows[first].key, span)) < 0 ||
+		used[*device] + span > capacity[*device])
 		goto out;
 	*status = cache_alloc(*device, span, &buf, &buf_epoch, errbuf, errlen);
 	if (*status == SETOPS_GPU_UNAVAILABLE)

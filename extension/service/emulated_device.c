@@ -324,6 +324,15 @@ emu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, size_t e
 		int64_t		na = args->a_len[p],
 					nb = args->b_len[p];
 
+		/* (the GPU's rule, so that the emulation finds what breaks it) */
+		if (args->a_dev && args->a_dev[p] &&
+			(uintptr_t) args->a_dev[p] % SETOPS_GPU_ROW_ALIGN != 0)
+		{
+			free(scratch);
+			snprintf(errbuf, errlen, "internal error: pair %lld of a count batch lies outside its keys",
+					 (long long) p);
+			return SETOPS_GPU_ERROR;
+		}
 		if (count_mode == SETOPS_GPU_COUNT_OVERLAPS)
 			args->out_lengths[p] = setops_cpu_overlaps(type, a, na, b, nb);
 		else if (count_mode == SETOPS_GPU_COUNT_CONTAINS)
