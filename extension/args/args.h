@@ -100,7 +100,7 @@ typedef struct SetopsOidMark
 } SetopsOidMark;
 
 extern void setops_identity_mark(SetopsOidMark *now);
-extern void setops_identity_learn(const struct varatt_external *pointer, Oid argtype,
+extern void setops_identity_learn(const struct varatt_external *pointer, Oid elemtype,
 								  const SetopsCacheKey *key, int64 n,
 								  const SetopsOidMark *then);
 extern void setops_identity_hold_begin(SetopsIdentityHold *saved);

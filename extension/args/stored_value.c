@@ -668,15 +668,16 @@ setops_identity_mark(SetopsOidMark *now)
 }
 
 /*
- * The identity of the value at pointer, of argtype, that another process
- * (a parallel reader) read after this backend's mark `then`: remembered
- * as if read here then (expiring no later than it would have).
+ * The identity of the value at pointer (an array of elemtype, or a packed
+ * value: InvalidOid) that another process (a parallel reader) read after
+ * this backend's mark `then`: remembered as if read here then (expiring no
+ * later than it would have).
  */
 void
-setops_identity_learn(const struct varatt_external *pointer, Oid argtype,
+setops_identity_learn(const struct varatt_external *pointer, Oid elemtype,
 					  const SetopsCacheKey *key, int64 n, const SetopsOidMark *then)
 {
-	remember_identity(pointer, key, get_element_type(argtype), n, then);
+	remember_identity(pointer, key, elemtype, n, then);
 }
 
 /*

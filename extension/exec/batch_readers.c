@@ -295,12 +295,18 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 	int64		put,
 				i;
 	SetopsOidMark mark;
+	Oid			elemtype;
+	double		t0,
+				t1,
+				t2,
+				t3;
 
 	setops_batch_readers_last_put = -1;
 	if (nrows == 0 || budget <= 0 || min_keys < 0 || setops_batch_read_workers <= 0 ||
 		IsInParallelMode() || !IsUnderPostmaster)
 		return 0;
 	nworkers = (int) Min((int64) setops_batch_read_workers, nrows / ROWS_PER_WORKER);
+	t0 = setops_now_ms();
 
 	EnterParallelMode();
 	pcxt = CreateParallelContext("$libdir/setops", "setops_batch_reader_main", nworkers);
@@ -328,18 +334,28 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 	setops_identity_mark(&mark);
 	if (nworkers > 0)
 		LaunchParallelWorkers(pcxt);
+	t1 = setops_now_ms();
 
 	/* this backend reads too, then waits for the workers */
 	read_rows(s);
+	t2 = setops_now_ms();
 	if (nworkers > 0)
 		WaitForParallelWorkersToFinish(pcxt);
+	t3 = setops_now_ms();
 	put = (int64) pg_atomic_read_u64(&s->rows_put);
 	*cache_budget -= (int64) pg_atomic_read_u64(&s->bytes_put);
 	/* the batch finds each row by the identity read for it, no TOAST probe */
+	elemtype = get_element_type(argtype);
 	for (i = 0; i < nrows; i++)
 		if (ROW_IDS(s)[i].read)
-			setops_identity_learn(&s->rows[i], argtype, &ROW_IDS(s)[i].key, ROW_IDS(s)[i].n,
+			setops_identity_learn(&s->rows[i], elemtype, &ROW_IDS(s)[i].key, ROW_IDS(s)[i].n,
 								  &mark);
+	ereport(DEBUG1,
+			(errmsg_internal("%s: %d of %d parallel readers read %lld rows, put %lld (%.1f MB): "
+							 "%.1f ms to launch, %.1f reading here, %.1f waiting, %.1f learning",
+							 fname, pcxt->nworkers_launched, nworkers, (long long) nrows,
+							 (long long) put, pg_atomic_read_u64(&s->bytes_put) / 1048576.0,
+							 t1 - t0, t2 - t1, t3 - t2, setops_now_ms() - t3)));
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
 	setops_batch_readers_last_put = put;

@@ -187,6 +187,7 @@ typedef struct BatchPart
 	int64		cache_budget;	/* the partition's, for the device cache (-1: unset) */
 	int64		rows_put;		/* stored rows its chunks put into the cache */
 	bool		first_done;		/* its first chunk answered */
+	double		began_ms;		/* when it was set up */
 	bool		read_ahead;		/* setops.batch_read_ahead when it began */
 	MemoryContextCallback on_end;	/* requests still in flight abandoned */
 } BatchPart;
@@ -747,6 +748,7 @@ read_rest_of_partition(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *
 	int64		ahead = first->first + first->nrows - WinGetCurrentPosition(winobj);
 	struct varatt_external *rows;
 	MemoryContext old;
+	double		t0;
 
 	if (first->a_rows == NULL || setops_batch_read_workers <= 0 || min_keys < 0)
 		return;
@@ -756,6 +758,7 @@ read_rest_of_partition(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *
 	if (stored < Min(16, batch_max_rows / 2) || part->rows_put * 2 < stored)
 		return;
 	budget = setops_batch_cache_budget(&part->cache_budget);
+	t0 = setops_now_ms();
 	old = MemoryContextSwitchTo(part->rowcxt);
 	rows = palloc_extended(sizeof(struct varatt_external) * cap, MCXT_ALLOC_HUGE);
 	for (r = 0; bytes < budget; r++)
@@ -782,6 +785,11 @@ read_rest_of_partition(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *
 		n++;
 	}
 	MemoryContextSwitchTo(old);
+	ereport(DEBUG1,
+			(errmsg_internal("%s: the partition's rows after its first chunk (%lld of them put "
+							 "of %lld stored, %.1f ms after it began): %lld to read ahead, gathered in %.1f ms",
+							 call->fname, (long long) part->rows_put, (long long) stored,
+							 t0 - part->began_ms, (long long) n, setops_now_ms() - t0)));
 	(void) setops_batch_read_rows(call->fname, get_fn_expr_argtype(fcinfo->flinfo, call->a_arg),
 								  min_keys, rows, n, &part->cache_budget);
 	MemoryContextReset(part->rowcxt);
@@ -840,6 +848,7 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 		part->chunks[1].cxt = AllocSetContextCreate(pcxt, "setops batch", ALLOCSET_DEFAULT_SIZES);
 		part->rowcxt = AllocSetContextCreate(pcxt, "setops batch row", ALLOCSET_DEFAULT_SIZES);
 		part->cache_budget = -1;
+		part->began_ms = setops_now_ms();
 		/* (fixed for the partition: a chunk read ahead is always answered) */
 		part->read_ahead = setops_batch_read_ahead;
 		part->cur = &part->chunks[0];
