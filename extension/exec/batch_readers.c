@@ -27,6 +27,7 @@
 
 #include "access/parallel.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/shm_toc.h"
@@ -49,6 +50,7 @@
 #define ROWS_PER_WORKER		64
 
 int64		setops_batch_readers_last_put = -1; /* rows the last warm put (test hooks) */
+bool		setops_batch_readers_leader_reads = true;	/* (a test hook: the workers alone) */
 
 /* What the readers share (in the parallel context's DSM segment). */
 typedef struct ReadersShared
@@ -306,6 +308,11 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 		IsInParallelMode() || !IsUnderPostmaster)
 		return 0;
 	nworkers = (int) Min((int64) setops_batch_read_workers, nrows / ROWS_PER_WORKER);
+	/* a temporary table's pages are in this backend's buffers: it reads alone */
+	for (i = 0; i < nrows && nworkers > 0; i++)
+		if ((i == 0 || rows[i].va_toastrelid != rows[i - 1].va_toastrelid) &&
+			get_rel_persistence(rows[i].va_toastrelid) == RELPERSISTENCE_TEMP)
+			nworkers = 0;
 	t0 = setops_now_ms();
 
 	EnterParallelMode();
@@ -337,7 +344,8 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 	t1 = setops_now_ms();
 
 	/* this backend reads too, then waits for the workers */
-	read_rows(s);
+	if (setops_batch_readers_leader_reads || pcxt->nworkers_launched == 0)
+		read_rows(s);
 	t2 = setops_now_ms();
 	if (nworkers > 0)
 		WaitForParallelWorkersToFinish(pcxt);

@@ -130,6 +130,7 @@ extern int64 setops_batch_read_rows(const char *fname, Oid argtype, int64 min_ke
 									const struct varatt_external *rows, int64 nrows,
 									int64 *cache_budget);
 extern int64 setops_batch_readers_last_put;
+extern bool setops_batch_readers_leader_reads;
 
 /*
  * op (INTERSECT, UNION or MERGE) over nruns sorted runs held one after the

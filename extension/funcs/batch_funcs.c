@@ -1100,6 +1100,19 @@ setops_test_batch_rows(PG_FUNCTION_ARGS)
 }
 
 /*
+ * setops_test_batch_readers_alone(on): this backend's parallel reads of a
+ * partition leave every row to the workers (when any started), so that a
+ * test knows a worker read them.
+ */
+PG_FUNCTION_INFO_V1(setops_test_batch_readers_alone);
+Datum
+setops_test_batch_readers_alone(PG_FUNCTION_ARGS)
+{
+	setops_batch_readers_leader_reads = !PG_GETARG_BOOL(0);
+	PG_RETURN_VOID();
+}
+
+/*
  * setops_test_batch_readers_put(): the rows this backend's last parallel
  * read of a partition put into the device cache (NULL: none ran since
  * asked last).

@@ -253,6 +253,30 @@ CREATE TEMP SEQUENCE readers_seq;
 SELECT count(*) AS readers_beside_nextval, max(n) AS nextval_max
 FROM (SELECT nextval('readers_seq') AS n, array_jaccard_batch(k, e) OVER (ORDER BY id) AS j
       FROM chunky_cold, evens) s;
+-- a temporary table's rows, whose pages only this backend holds: read
+-- ahead by the backend alone (a worker cannot read them; a test hook
+-- leaves every row to the workers when any start)
+CREATE FUNCTION pg_temp.readers_alone(bool) RETURNS void
+    AS '$libdir/setops', 'setops_test_batch_readers_alone' LANGUAGE C STRICT;
+SELECT pg_temp.readers_alone(true);
+CREATE TEMP TABLE chunky_temp (id int PRIMARY KEY, k int4[]);
+ALTER TABLE chunky_temp ALTER k SET STORAGE EXTERNAL;
+INSERT INTO chunky_temp
+SELECT r, ARRAY(SELECT i * (r % 5 + 1) FROM generate_series(1, 2000 + r) i) FROM generate_series(1, 300) r;
+SELECT count(*) FILTER (WHERE j IS DISTINCT FROM array_jaccard(k, e)) AS readers_temp_diffs
+FROM (SELECT k, e, array_jaccard_batch(k, e) OVER (ORDER BY id) AS j FROM chunky_temp, evens) s;
+SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() > 0 AS readers_temp_put;
+DROP TABLE chunky_temp;
+-- (the workers alone, on a table's rows: the same answers; as many rows put
+-- as half the cache holds)
+CREATE TABLE chunky_many (id int PRIMARY KEY, k int4[]);
+ALTER TABLE chunky_many ALTER k SET STORAGE EXTERNAL;
+INSERT INTO chunky_many
+SELECT r, ARRAY(SELECT i * (r % 5 + 1) FROM generate_series(1, 2000 + r) i) FROM generate_series(1, 300) r;
+SELECT pg_temp.diffs_in('chunky_many') AS readers_alone_diffs;
+SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() > 0 AS readers_alone_put;
+DROP TABLE chunky_many;
+SELECT pg_temp.readers_alone(false);
 SET setops.batch_read_workers = 0;
 SELECT pg_temp.cold_copy('chunky_cold');
 SELECT FROM pg_temp.readers_put();
