@@ -872,7 +872,8 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 		need += bytes;
 		nfresh++;
 	}
-	span = hi - lo;
+	/* (the last row's tail padded as the slot pads the others) */
+	span = TYPEALIGN(SETOPS_GPU_ROW_ALIGN, hi - lo);
 	/*
 	 * Only into room the cache has: a buffer goes only with its last copy,
 	 * so that evicting for one would take hot rows along with cold ones;
@@ -889,7 +890,7 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 	}
 	done = true;
 	if (*status == SETOPS_GPU_OK)
-		*status = service_device->buffer_write_queued(buf, 0, base + lo, span, errbuf, errlen);
+		*status = service_device->buffer_write_queued(buf, 0, base + lo, hi - lo, errbuf, errlen);
 	if (*status != SETOPS_GPU_OK)
 	{
 		if (buf != NULL)
