@@ -119,7 +119,7 @@ EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
-	test/gpu/packed_encode_test test/gpu/device_hog test/gpu/*.o
+	test/gpu/packed_encode_test test/gpu/device_hog test/gpu/cache_put_bench test/gpu/*.o
 
 # Test hooks (SQL-callable functions the suites declare for themselves, in
 # args/stored_value.c, args/keys_form.c and funcs/agg_funcs.c) exist only in builds for the tests:
@@ -225,7 +225,10 @@ $(GPU_TESTS): test/gpu/%: test/gpu/%.cu $(GPU_TEST_HDRS) $(GPU_LIB) $(GPU_TEST_E
 test/gpu/device_hog: test/gpu/device_hog.cu
 	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $<
 
-gpu-tests: $(GPU_TESTS) test/gpu/device_hog
+test/gpu/cache_put_bench: test/gpu/cache_put_bench.cu
+	$(NVCC) $(NVCC_TEST_FLAGS) -o $@ $<
+
+gpu-tests: $(GPU_TESTS) test/gpu/device_hog test/gpu/cache_put_bench
 .PHONY: gpu-tests
 endif
 
