@@ -100,6 +100,7 @@ typedef struct SetopsOidMark
 } SetopsOidMark;
 
 extern void setops_identity_mark(SetopsOidMark *now);
+extern void setops_identity_make_room(int64 n);
 extern void setops_identity_learn(const struct varatt_external *pointer, Oid elemtype,
 								  const SetopsCacheKey *key, int64 n,
 								  const SetopsOidMark *then);

@@ -184,24 +184,35 @@ void
 setops_report_unsorted_found(const char *fname, SetopsKeys *a, SetopsKeys *b, SetopsKeys *bad,
 							 int64 pos)
 {
+	bool		bad_stored = bad->form == SETOPS_KEYS_STORED;
+
 	/* packed values decode ascending unless their bytes were altered */
-	if (bad->form == SETOPS_KEYS_PACKED)
+	if (bad->form == SETOPS_KEYS_PACKED || (bad_stored && bad->cache_key->packed))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("%s: argument %d is a corrupt packed value: its keys do not ascend",
 						fname, bad->argno)));
 	/*
 	 * An argument by identity whose cached keys are out of order (only a
-	 * bug could put one in the cache): read here, the error is the one the
-	 * plain function reports, not a read of keys never fetched.
+	 * bug could put one in the cache): read here and checked itself, the
+	 * error is the one the plain function reports, not a read of keys
+	 * never fetched.
 	 */
 	if (a->form == SETOPS_KEYS_STORED)
 		setops_keys_make_plain(a, fname);
 	if (b->form == SETOPS_KEYS_STORED)
 		setops_keys_make_plain(b, fname);
-	bad->sorted_known = true;
-	bad->first_unsorted = pos;
+	if (!bad_stored)
+	{
+		bad->sorted_known = true;
+		bad->first_unsorted = pos;
+	}
 	setops_require_sorted2(fname, a, b);
+	if (bad_stored)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("%s: the GPU's cached copy of argument %d is out of order where the stored value is not",
+						fname, bad->argno)));
 }
 
 /*

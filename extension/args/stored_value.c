@@ -660,6 +660,21 @@ remember_identity(const struct varatt_external *pointer, const SetopsCacheKey *k
 	place->remembered = true;
 }
 
+/*
+ * Room for n identities about to be learnt: when the remembered ones
+ * would overflow, they are forgotten now (read again when next asked),
+ * rather than midway through the n.
+ */
+void
+setops_identity_make_room(int64 n)
+{
+	if (chunk0_places != NULL && chunk0_places->members + n > CHUNK0_PLACES_MAX)
+	{
+		chunk0_destroy(chunk0_places);
+		chunk0_places = NULL;
+	}
+}
+
 /* The OID counter now, for identities about to be read elsewhere. */
 void
 setops_identity_mark(SetopsOidMark *now)

@@ -41,8 +41,11 @@
 
 /* the shm_toc key of the readers' shared state */
 #define READERS_KEY			UINT64CONST(0x5E7095BA7C4E0001)
-/* rows a reader claims at a time */
-#define READ_CLAIM			16
+/*
+ * Rows a reader claims at a time: runs of rows that one put holds (a put's
+ * rows share a device buffer, which is freed with the last of them)
+ */
+#define READ_CLAIM			64
 /* a reader's put: at most this many rows, or keys of this many bytes */
 #define PUT_MAX_ROWS		1024
 #define PUT_MAX_BYTES		((Size) 32 * 1024 * 1024)
@@ -51,6 +54,7 @@
 
 int64		setops_batch_readers_last_put = -1; /* rows the last warm put (test hooks) */
 bool		setops_batch_readers_leader_reads = true;	/* (a test hook: the workers alone) */
+int64		setops_batch_readers_fail_at = -1;	/* (a test hook: the backend's ERROR at a row) */
 
 /* What the readers share (in the parallel context's DSM segment). */
 typedef struct ReadersShared
@@ -125,7 +129,11 @@ put_listed(ReadersShared *s, PutList *list, MemoryContext cxt)
 	int64		i;
 
 	if (list->nrows == 0)
+	{
+		list->buf_used = 0;
+		MemoryContextReset(cxt);
 		return;
+	}
 	status = setops_service_cache_put_rows(list->type, list->nrows, list->keys, list->data,
 										   list->n, list->kept, errbuf, sizeof(errbuf));
 	/* (a failure is the batch's to meet and report: it reads these rows itself) */
@@ -170,18 +178,26 @@ buffer_room(int64 n, void *arg)
 /*
  * Row i read and listed for the cache when the batch would put it: stored
  * out of line by an identity whose header gives its count, within the
- * budget, in order.
+ * budget, in order.  A row's reading lives in rowcxt (reset for the next
+ * row); what a listed row keeps lives in cxt (reset by each put) or in
+ * the list's buffer.
  */
 static void
-read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext cxt)
+read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext cxt, MemoryContext rowcxt)
 {
 	struct varlena *ptr;
 	SetopsKeys *keys;
 	uint64		bytes;
 	void	   *data;
 	int64		n;
-	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Size		buf_mark;
+	MemoryContext old;
 
+	if (i == setops_batch_readers_fail_at && !IsParallelWorker())
+		elog(ERROR, "%s: the test's planted error in reading row %lld ahead", s->fname,
+			 (long long) i);
+	MemoryContextReset(rowcxt);
+	old = MemoryContextSwitchTo(rowcxt);
 	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
 	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
 	memcpy(VARDATA_EXTERNAL(ptr), &s->rows[i], sizeof(struct varatt_external));
@@ -195,16 +211,11 @@ read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext cxt)
 	bytes = (uint64) keys->n * setops_key_size(keys->type);
 	if (list->nrows > 0 &&
 		(keys->type != list->type || list->bytes + bytes > PUT_MAX_BYTES))
-	{
-		MemoryContextSwitchTo(old);
 		put_listed(s, list, cxt);
-		/* (the reset freed this row's reading: read again) */
-		read_row(s, i, list, cxt);
-		return;
-	}
 	if (!take_budget(s, bytes))
 		goto done;
 	list->type = keys->type;
+	buf_mark = list->buf_used;
 	if (OidIsValid(list->elemtype) &&
 		setops_read_stored_into(keys->stored, list->elemtype, buffer_room, list,
 								&data, &n))
@@ -219,13 +230,20 @@ read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext cxt)
 		keys->first_unsorted = -1;
 	}
 	else
+	{
+		/* (a packed value, or no room in the buffer: read where a put frees it) */
+		MemoryContextSwitchTo(cxt);
 		setops_keys_make_plain(keys, s->fname);
+		MemoryContextSwitchTo(rowcxt);
+	}
 	if (!setops_keys_in_order(keys))
 	{
 		pg_atomic_fetch_add_u64(&s->budget, bytes);
+		list->buf_used = buf_mark;
 		goto done;
 	}
-	list->keys[list->nrows] = keys->cache_key;
+	list->keys[list->nrows] = MemoryContextAlloc(cxt, sizeof(SetopsCacheKey));
+	memcpy((void *) list->keys[list->nrows], keys->cache_key, sizeof(SetopsCacheKey));
 	list->data[list->nrows] = keys->data;
 	list->n[list->nrows] = keys->n;
 	list->nrows++;
@@ -236,37 +254,52 @@ done:
 		put_listed(s, list, cxt);
 }
 
-/* Read rows until none is left to claim (a worker, and the leader too). */
+/*
+ * Read rows until none is left to claim (a worker, and the leader too).
+ * The TOAST table stays open while reading (stored_value.c's hold): an
+ * ERROR here gives the leader's hold back as it was.
+ */
 static void
 read_rows(ReadersShared *s)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "setops batch readers",
 											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "setops batch reader row",
+												 ALLOCSET_DEFAULT_SIZES);
 	PutList    *list = palloc0(sizeof(PutList));
 	SetopsIdentityHold outer;
 
 	list->elemtype = get_element_type(s->argtype);
 	list->buf = MemoryContextAllocHuge(CurrentMemoryContext, PUT_MAX_BYTES);
 
-	/* (the TOAST table held open while reading: an ERROR ends the reader) */
 	setops_identity_hold_begin(&outer);
-	while (pg_atomic_read_u32(&s->stop) == 0)
+	PG_TRY();
 	{
-		uint64		first = pg_atomic_fetch_add_u64(&s->next, READ_CLAIM);
-		int64		i;
-
-		if (first >= (uint64) s->nrows)
-			break;
-		for (i = first; i < s->nrows && i < (int64) first + READ_CLAIM; i++)
+		while (pg_atomic_read_u32(&s->stop) == 0)
 		{
-			read_row(s, i, list, cxt);
-			CHECK_FOR_INTERRUPTS();
+			uint64		first = pg_atomic_fetch_add_u64(&s->next, READ_CLAIM);
+			int64		i;
+
+			if (first >= (uint64) s->nrows)
+				break;
+			for (i = first; i < s->nrows && i < (int64) first + READ_CLAIM; i++)
+			{
+				read_row(s, i, list, cxt, rowcxt);
+				CHECK_FOR_INTERRUPTS();
+			}
 		}
+		put_listed(s, list, cxt);
 	}
-	put_listed(s, list, cxt);
+	PG_CATCH();
+	{
+		setops_identity_hold_forget(&outer);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	setops_identity_hold_end(&outer);
 	pfree(list->buf);
 	pfree(list);
+	MemoryContextDelete(rowcxt);
 	MemoryContextDelete(cxt);
 }
 
@@ -354,6 +387,7 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 	*cache_budget -= (int64) pg_atomic_read_u64(&s->bytes_put);
 	/* the batch finds each row by the identity read for it, no TOAST probe */
 	elemtype = get_element_type(argtype);
+	setops_identity_make_room(nrows);
 	for (i = 0; i < nrows; i++)
 		if (ROW_IDS(s)[i].read)
 			setops_identity_learn(&s->rows[i], elemtype, &ROW_IDS(s)[i].key, ROW_IDS(s)[i].n,

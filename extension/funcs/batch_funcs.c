@@ -193,6 +193,8 @@ typedef struct BatchPart
 	int64		cache_budget;	/* the partition's, for the device cache (-1: unset) */
 	int64		rows_put;		/* stored rows its chunks put into the cache */
 	bool		first_done;		/* its first chunk answered */
+	bool		reading_ahead;	/* a first run: its rows read ahead (read_slice_ahead) */
+	int64		read_to;		/* the position up to which they were */
 	double		began_ms;		/* when it was set up */
 	bool		read_ahead;		/* setops.batch_read_ahead when it began */
 	MemoryContextCallback on_end;	/* requests still in flight abandoned */
@@ -733,46 +735,62 @@ count_chunk_finish(BatchChunk *st, const BatchCall *call)
 }
 
 /*
- * After a partition's first chunk: when it had to put most of its stored
- * rows into the device cache (a first run), the rest of the partition's
- * stored rows are read into the cache by parallel readers now
- * (exec/batch_readers.c), so that its later chunks find them there.  Only
- * the rows' TOAST pointers are gathered here; a row the readers skip is
- * read by its chunk as before.
+ * A first run's rows read ahead into the device cache by parallel readers
+ * (exec/batch_readers.c), so that the partition's later chunks find them
+ * there: after its first chunk, when that chunk had to put most of its
+ * stored rows, and then a slice of READ_SLICE_ROWS at a time as the chunks
+ * come near the end of what was read (so that a LIMIT reads at most a
+ * slice ahead, and the readers' shared memory stays small), while the
+ * readers keep finding most rows missing and the cache budget lasts.
+ * Only the rows' TOAST pointers are gathered here; a row the readers skip
+ * is read by its chunk as before.
  */
-static void
-read_rest_of_partition(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part,
-					   const BatchChunk *first, const BatchCall *call)
+#define READ_SLICE_ROWS		131072
+
+/* Did the partition's first chunk find its stored rows missing? */
+static bool
+first_run_shown(const BatchPart *part, const BatchChunk *first)
 {
 	int64		stored = 0,
-				p,
-				r,
+				p;
+
+	if (first->a_rows == NULL)
+		return false;
+	for (p = 0; p < first->npairs; p++)
+		stored += first->a_rows[p] != NULL;
+	/* (a few rows put are no sign of a first run; a test's chunks are small) */
+	return stored >= Min(16, batch_max_rows / 2) && part->rows_put * 2 >= stored;
+}
+
+/* Read the slice of the partition's rows from position from. */
+static void
+read_slice_ahead(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *part, int64 from,
+				 const BatchCall *call)
+{
+	int64		r,
 				n = 0,
 				bytes = 0,
 				cap = 1024,
 				min_keys = setops_identity_min_keys(),
-				budget;
+				budget = setops_batch_cache_budget(&part->cache_budget),
+				put;
 	/* (rows are fetched relative to the current row) */
-	int64		ahead = first->first + first->nrows - WinGetCurrentPosition(winobj);
+	int64		ahead = from - WinGetCurrentPosition(winobj);
 	struct varatt_external *rows;
 	MemoryContext old;
-	double		t0;
+	double		t0 = setops_now_ms();
+	bool		isout = false;
 
-	if (first->a_rows == NULL || setops_batch_read_workers <= 0 || min_keys < 0)
-		return;
-	for (p = 0; p < first->npairs; p++)
-		stored += first->a_rows[p] != NULL;
-	/* (a few rows put are no sign of a first run; a test's chunks are small) */
-	if (stored < Min(16, batch_max_rows / 2) || part->rows_put * 2 < stored)
-		return;
-	budget = setops_batch_cache_budget(&part->cache_budget);
-	t0 = setops_now_ms();
-	old = MemoryContextSwitchTo(part->rowcxt);
-	rows = palloc_extended(sizeof(struct varatt_external) * cap, MCXT_ALLOC_HUGE);
-	for (r = 0; bytes < budget; r++)
+	if (setops_batch_read_workers <= 0 || min_keys < 0 || budget <= 0)
 	{
-		bool		isnull,
-					isout;
+		part->reading_ahead = false;
+		return;
+	}
+	old = MemoryContextSwitchTo(part->rowcxt);
+	rows = palloc(sizeof(struct varatt_external) * cap);
+	for (r = 0; r < READ_SLICE_ROWS && bytes < budget; r++)
+	{
+		bool		isnull;
 		Datum		d = WinGetFuncArgInPartition(winobj, call->a_arg, (int) (ahead + r),
 												 WINDOW_SEEK_CURRENT, false, &isnull, &isout);
 		struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
@@ -786,21 +804,25 @@ read_rest_of_partition(WindowObject winobj, FunctionCallInfo fcinfo, BatchPart *
 		if (n == cap)
 		{
 			cap *= 2;
-			rows = repalloc_huge(rows, sizeof(struct varatt_external) * cap);
+			rows = repalloc(rows, sizeof(struct varatt_external) * cap);
 		}
 		VARATT_EXTERNAL_GET_POINTER(rows[n], ptr);
 		bytes += VARATT_EXTERNAL_GET_EXTSIZE(rows[n]);
 		n++;
 	}
 	MemoryContextSwitchTo(old);
+	part->read_to = from + r;
 	ereport(DEBUG1,
-			(errmsg_internal("%s: the partition's rows after its first chunk (%lld of them put "
-							 "of %lld stored, %.1f ms after it began): %lld to read ahead, gathered in %.1f ms",
-							 call->fname, (long long) part->rows_put, (long long) stored,
-							 t0 - part->began_ms, (long long) n, setops_now_ms() - t0)));
-	(void) setops_batch_read_rows(call->fname, get_fn_expr_argtype(fcinfo->flinfo, call->a_arg),
-								  min_keys, rows, n, &part->cache_budget);
+			(errmsg_internal("%s: rows %lld to %lld of the partition (%lld stored, %.1f ms after "
+							 "it began) to read ahead, gathered in %.1f ms",
+							 call->fname, (long long) from, (long long) (from + r),
+							 (long long) n, t0 - part->began_ms, setops_now_ms() - t0)));
+	put = setops_batch_read_rows(call->fname, get_fn_expr_argtype(fcinfo->flinfo, call->a_arg),
+								 min_keys, rows, n, &part->cache_budget);
 	MemoryContextReset(part->rowcxt);
+	/* (the partition's end, the budget's, or the cache held most of them already) */
+	if (isout || bytes >= budget || put * 2 < n)
+		part->reading_ahead = false;
 }
 
 /* A partition's end (or abort) with a chunk's request still in flight. */
@@ -903,8 +925,13 @@ current_row(FunctionCallInfo fcinfo, const BatchCall *call, BatchChunk **stp)
 			if (!part->first_done)
 			{
 				part->first_done = true;
-				read_rest_of_partition(winobj, fcinfo, part, st, call);
+				part->reading_ahead = first_run_shown(part, st);
+				part->read_to = st->first + st->nrows;
 			}
+			/* (a slice ahead again once the chunks come within a quarter of its end) */
+			if (part->reading_ahead &&
+				part->read_to - (st->first + st->nrows) < READ_SLICE_ROWS / 4)
+				read_slice_ahead(winobj, fcinfo, part, part->read_to, call);
 			if (read_ahead && next->nrows > 0)
 			{
 				count_chunk_begin(next, call);
@@ -1109,6 +1136,19 @@ Datum
 setops_test_batch_readers_alone(PG_FUNCTION_ARGS)
 {
 	setops_batch_readers_leader_reads = !PG_GETARG_BOOL(0);
+	PG_RETURN_VOID();
+}
+
+/*
+ * setops_test_batch_readers_fail_at(i): this backend, reading rows ahead,
+ * raises an ERROR at the i-th of them (-1: never), so that a test sees
+ * what an error there leaves behind.
+ */
+PG_FUNCTION_INFO_V1(setops_test_batch_readers_fail_at);
+Datum
+setops_test_batch_readers_fail_at(PG_FUNCTION_ARGS)
+{
+	setops_batch_readers_fail_at = PG_GETARG_INT64(0);
 	PG_RETURN_VOID();
 }
 

@@ -805,6 +805,17 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	return status;
 }
 
+/* Rows answered kept that are no longer there (a key put twice, or evicted by a later row). */
+static void
+unkeep_gone(ServiceCachePutRow *rows, int64 nrows)
+{
+	int64		i;
+
+	for (i = 0; i < nrows; i++)
+		if (rows[i].kept && hash_search(entries, &rows[i].key, HASH_FIND, NULL) == NULL)
+			rows[i].kept = rows[i].put = false;
+}
+
 /* The rows a REQ_CACHE_PUT_ROWS put on device whose writes failed: out of the cache again. */
 static void
 drop_rows_put(ServiceCachePutRow *rows, int64 nrows, int device)
@@ -821,10 +832,7 @@ drop_rows_put(ServiceCachePutRow *rows, int64 nrows, int device)
 		if (e != NULL && e->copy[device].keys != NULL && e->ncopies == 1)
 			drop_copy(e, device, true);
 	}
-	/* (a row of a key put twice, or evicted by a later row of the request) */
-	for (i = 0; i < nrows; i++)
-		if (rows[i].kept && hash_search(entries, &rows[i].key, HASH_FIND, NULL) == NULL)
-			rows[i].kept = rows[i].put = false;
+	unkeep_gone(rows, nrows);
 }
 
 /*
@@ -911,7 +919,7 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 
 		if (!fresh[i])
 		{
-			/* (held: kept, unless the room made for the rest evicted it: checked after) */
+			/* (held: kept, unless the room made for the rest evicted it: unkeep_gone) */
 			rows[i].kept = true;
 			continue;
 		}
@@ -1028,6 +1036,8 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 		}
 		publish(d, count_nothing, 0);
 	}
+	/* (making room for a later row may have evicted an earlier one) */
+	unkeep_gone(rows, r->nrows);
 	return status;
 }
 

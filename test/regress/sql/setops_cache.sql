@@ -266,6 +266,27 @@ SELECT r, ARRAY(SELECT i * (r % 5 + 1) FROM generate_series(1, 2000 + r) i) FROM
 SELECT count(*) FILTER (WHERE j IS DISTINCT FROM array_jaccard(k, e)) AS readers_temp_diffs
 FROM (SELECT k, e, array_jaccard_batch(k, e) OVER (ORDER BY id) AS j FROM chunky_temp, evens) s;
 SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() > 0 AS readers_temp_put;
+-- an ERROR while the backend reads ahead (a test hook plants one at the
+-- 20th row) leaves nothing open: a stored argument of another table is
+-- read by its identity afterwards as before
+CREATE FUNCTION pg_temp.readers_fail_at(int8) RETURNS void
+    AS '$libdir/setops', 'setops_test_batch_readers_fail_at' LANGUAGE C STRICT;
+TRUNCATE chunky_temp;
+INSERT INTO chunky_temp
+SELECT r, ARRAY(SELECT i * (r % 5 + 1) FROM generate_series(1, 2000 + r) i) FROM generate_series(1, 300) r;
+CREATE FUNCTION pg_temp.planted() RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM count(j) FROM (SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) AS j
+                           FROM chunky_temp, evens) s;
+    -- (gpu mode reads ahead; elsewhere the router may keep the rows)
+    RETURN CASE WHEN current_setting('setops.device') = 'gpu' THEN 'no error' ELSE 'ok' END;
+EXCEPTION WHEN OTHERS THEN
+    RETURN CASE WHEN SQLERRM LIKE '%planted error in reading row 20 ahead' THEN 'ok' ELSE SQLERRM END;
+END $$;
+SELECT pg_temp.readers_fail_at(20);
+SELECT pg_temp.planted() AS planted_error;
+SELECT pg_temp.readers_fail_at(-1);
+SELECT sum(array_intersect_count(k, e)) AS after_planted_error FROM chunky, evens;
 DROP TABLE chunky_temp;
 -- (the workers alone, on a table's rows: the same answers; as many rows put
 -- as half the cache holds)
