@@ -109,7 +109,7 @@ extern void setops_identity_hold_end(const SetopsIdentityHold *saved);
 extern void setops_identity_hold_forget(const SetopsIdentityHold *saved);
 extern bool setops_read_stored_into(Datum datum, Oid elemtype,
 									void *(*room) (int64 n, void *arg), void *arg,
-									void **keys, int64 *n);
+									void **keys, int64 *n, SetopsCacheKey *key);
 extern bool setops_returns_packed(FunctionCallInfo fcinfo);
 extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
 								 const char *fname);

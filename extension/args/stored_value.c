@@ -388,6 +388,18 @@ toast_table(Oid toastrelid, BlockNumber *nblocks)
 	return rel;
 }
 
+/* The identity's fields the TOAST pointer and its open table give. */
+static void
+identity_of_pointer(const struct varatt_external *pointer, Relation rel, SetopsCacheKey *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->toastrelid = pointer->va_toastrelid;
+	key->valueid = pointer->va_valueid;
+	key->rawsize = pointer->va_rawsize;
+	key->extsize = VARATT_EXTERNAL_GET_EXTSIZE(*pointer);
+	key->relfilenode = rel_filenode(rel);
+}
+
 /*
  * The identity of the on-disk TOAST value at ptr, and the first bytes of
  * its stored data (after the varlena length word); false if its first
@@ -407,15 +419,9 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	bool		found;
 
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptr);
-	memset(key, 0, sizeof(*key));
-	key->toastrelid = toast_pointer.va_toastrelid;
-	key->valueid = toast_pointer.va_valueid;
-	key->rawsize = toast_pointer.va_rawsize;
-	key->extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
 	*head_len = 0;
-
 	rel = toast_table(toast_pointer.va_toastrelid, &nblocks);
-	key->relfilenode = rel_filenode(rel);
+	identity_of_pointer(&toast_pointer, rel, key);
 	found = identity_at_place(rel, nblocks, &toast_pointer, key, head, head_len);
 	if (!found)
 	{
@@ -496,10 +502,15 @@ report_bad_chunk(const ToastScan *ts, const struct varatt_external *pointer, int
  * value is not an uncompressed out-of-line one-dimensional array of
  * elemtype without NULLs, or room gives NULL: read it the usual way then
  * (which reports what is wrong with it).  The keys are not checked.
+ *
+ * key (unless NULL) gets the value's identity, as setops_read_stored_identity
+ * reads it, from the chunk 0 this read fetches anyway (a reader filling the
+ * device cache saves the index probe of its own); key->toastrelid is
+ * InvalidOid unless the header was one this reads (room was then asked).
  */
 bool
 setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void *arg),
-						void *arg, void **keys, int64 *n)
+						void *arg, void **keys, int64 *n, SetopsCacheKey *key)
 {
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
 	struct varatt_external pointer;
@@ -514,7 +525,10 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 	int32		expected = 0;
 	const char *data;
 	int			len;
+	BlockNumber nblocks;
 
+	if (key != NULL)
+		key->toastrelid = InvalidOid;
 	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
 		return false;
 	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
@@ -525,7 +539,7 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 		return false;
 	nchunks = (extsize - 1) / TOAST_MAX_CHUNK_SIZE + 1;
 
-	toast_scan_begin(&ts, table_open(pointer.va_toastrelid, AccessShareLock), &pointer, false);
+	toast_scan_begin(&ts, toast_table(pointer.va_toastrelid, &nblocks), &pointer, false);
 	while ((tuple = toast_scan_next(&ts, &seq, &data, &len)) != NULL)
 	{
 		int			expected_len = seq < nchunks - 1 ? TOAST_MAX_CHUNK_SIZE :
@@ -539,6 +553,16 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 			*n = array_head_count(data, len, elemtype, ks, extsize - hdr_bytes);
 			if (*n < 0)
 				break;
+			if (key != NULL)
+			{
+				char		head[HEAD_BYTES];
+				int			head_len;
+
+				identity_of_pointer(&pointer, ts.rel, key);
+				identity_from_chunk0(tuple, data, len, key, head, &head_len);
+				key->key_type = (uint8) setops_key_type_of(elemtype);
+				key->packed = false;
+			}
 			dst = room(*n, arg);
 			if (dst == NULL)
 				break;
@@ -554,7 +578,8 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 				 errmsg_internal("missing chunk number %d for toast value %u in %s",
 								 expected, pointer.va_valueid, RelationGetRelationName(ts.rel))));
 	toast_scan_end(&ts);
-	table_close(ts.rel, AccessShareLock);
+	if (ts.rel != hold.rel)
+		table_close(ts.rel, AccessShareLock);
 	if (dst == NULL || tuple != NULL)
 		return false;
 	*keys = dst;

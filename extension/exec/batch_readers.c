@@ -31,6 +31,7 @@
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/shm_toc.h"
+#include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -46,9 +47,8 @@
  * rows share a device buffer, which is freed with the last of them)
  */
 #define READ_CLAIM			64
-/* a reader's put: at most this many rows, or keys of this many bytes */
+/* a reader's put: at most this many rows (and what a slot holds) */
 #define PUT_MAX_ROWS		1024
-#define PUT_MAX_BYTES		((Size) 32 * 1024 * 1024)
 /* fewer rows than this a reader are not worth a worker's start */
 #define ROWS_PER_WORKER		64
 
@@ -83,23 +83,22 @@ typedef struct RowIdentity
 #define ROW_IDS(s) ((RowIdentity *) ((char *) (s) + (s)->ids_offset))
 
 /*
- * One reader's rows read but not yet put; an array's keys go straight
- * from the TOAST chunks into buf, which serves every put (a palloc'd copy
- * a row is freed at each put, and its pages come back zeroed each time:
- * as much work as the copy).
+ * One reader's rows read but not yet put: their keys lie in the slot of
+ * its put writer (an array's read straight from the TOAST chunks into it),
+ * their counts here.
  */
 typedef struct PutList
 {
 	Oid			elemtype;		/* the rows' element type (InvalidOid: packed) */
 	SetopsKeyType type;
+	SetopsPutWriter *writer;
 	int64		nrows;
-	Size		bytes;
-	char	   *buf;			/* PUT_MAX_BYTES */
-	Size		buf_used;
-	const SetopsCacheKey *keys[PUT_MAX_ROWS];
-	const void *data[PUT_MAX_ROWS];
 	int64		n[PUT_MAX_ROWS];
 	bool		kept[PUT_MAX_ROWS];
+	/* for DEBUG1: rows this reader took, its puts and their time */
+	int64		rows_read;
+	int			puts;
+	double		put_ms;
 } PutList;
 
 PGDLLEXPORT void setops_batch_reader_main(dsm_segment *seg, shm_toc *toc);
@@ -116,34 +115,28 @@ take_budget(ReadersShared *s, uint64 bytes)
 	return false;
 }
 
-/* Put the rows listed (read in cxt), and start the list again. */
+/*
+ * The put's outcome for rows of n[0, nrows), kept[] as the cache answered
+ * (status): what was kept counted, the rest's bytes back in the budget.
+ */
 static void
-put_listed(ReadersShared *s, PutList *list, MemoryContext cxt)
+count_put(ReadersShared *s, SetopsKeyType type, SetopsGpuStatus status, const int64 *n,
+		  const bool *kept, int64 nrows)
 {
-	char		errbuf[SETOPS_GPU_ERRLEN];
-	SetopsGpuStatus status;
+	size_t		ks = setops_key_size(type);
 	uint64		rows = 0,
 				bytes = 0,
 				unused = 0;
-	size_t		ks = setops_key_size(list->type);
 	int64		i;
 
-	if (list->nrows == 0)
-	{
-		list->buf_used = 0;
-		MemoryContextReset(cxt);
-		return;
-	}
-	status = setops_service_cache_put_rows(list->type, list->nrows, list->keys, list->data,
-										   list->n, list->kept, errbuf, sizeof(errbuf));
 	/* (a failure is the batch's to meet and report: it reads these rows itself) */
 	if (status != SETOPS_GPU_OK)
 		pg_atomic_write_u32(&s->stop, 1);
-	for (i = 0; i < list->nrows; i++)
+	for (i = 0; i < nrows; i++)
 	{
-		uint64		b = (uint64) list->n[i] * ks;
+		uint64		b = (uint64) n[i] * ks;
 
-		if (status == SETOPS_GPU_OK && list->kept[i])
+		if (status == SETOPS_GPU_OK && kept[i])
 		{
 			rows++;
 			bytes += b;
@@ -154,49 +147,169 @@ put_listed(ReadersShared *s, PutList *list, MemoryContext cxt)
 	pg_atomic_fetch_add_u64(&s->rows_put, rows);
 	pg_atomic_fetch_add_u64(&s->bytes_put, bytes);
 	pg_atomic_fetch_add_u64(&s->budget, unused);
-	list->nrows = 0;
-	list->bytes = 0;
-	list->buf_used = 0;
-	MemoryContextReset(cxt);
 }
 
-/* Room for n keys in the list's buffer (setops_read_stored_into), or NULL. */
-static void *
-buffer_room(int64 n, void *arg)
+/* Put the rows listed, and start the list again. */
+static void
+put_listed(ReadersShared *s, PutList *list)
 {
-	PutList    *list = (PutList *) arg;
-	Size		bytes = MAXALIGN((Size) n * setops_key_size(list->type));
-	char	   *room;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+	double		t0;
 
-	if (bytes > PUT_MAX_BYTES - list->buf_used)
-		return NULL;
-	room = list->buf + list->buf_used;
-	list->buf_used += bytes;
-	return room;
+	if (list->nrows == 0)
+		return;
+	Assert(setops_service_put_rows_written(list->writer) == list->nrows);
+	t0 = setops_now_ms();
+	status = setops_service_put_send(list->writer, list->kept, errbuf, sizeof(errbuf));
+	count_put(s, list->type, status, list->n, list->kept, list->nrows);
+	list->rows_read += list->nrows;
+	list->puts++;
+	list->put_ms += setops_now_ms() - t0;
+	list->nrows = 0;
+}
+
+/*
+ * Room in the writer's request for a row of n keys of the list's type,
+ * putting the rows listed first if need be; NULL when the row is larger
+ * than a request holds (it goes alone: put_alone).
+ */
+static void *
+list_room(ReadersShared *s, PutList *list, int64 n)
+{
+	if (list->nrows == PUT_MAX_ROWS || !setops_service_put_fits(list->writer, n, false))
+	{
+		if (!setops_service_put_fits(list->writer, n, true))
+			return NULL;
+		put_listed(s, list);
+	}
+	return setops_service_put_room(list->writer, n);
+}
+
+/* The row given room last, its keys written and in order, is key's: listed. */
+static void
+list_row(PutList *list, const SetopsCacheKey *key, int64 n)
+{
+	setops_service_put_commit(list->writer, key);
+	list->n[list->nrows++] = n;
+}
+
+/* A row larger than a request: put by itself, in pieces, the writer's slot given back. */
+static void
+put_alone(ReadersShared *s, PutList *list, const SetopsCacheKey *key, const void *data,
+		  int64 n)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	SetopsGpuStatus status;
+	bool		kept;
+
+	put_listed(s, list);
+	/* (the put claims a slot of its own: this backend holds one at a time) */
+	setops_service_put_release(list->writer);
+	status = setops_service_cache_put_rows(list->type, 1, &key, &data, &n, &kept,
+										   errbuf, sizeof(errbuf));
+	count_put(s, list->type, status, &n, &kept, 1);
+	list->rows_read++;
+}
+
+/* The room an array's read asks for (setops_read_stored_into): the room given for it. */
+typedef struct ArrayRoom
+{
+	void	   *room;
+	int64		n;
+} ArrayRoom;
+
+static void *
+array_room(int64 n, void *arg)
+{
+	ArrayRoom  *r = (ArrayRoom *) arg;
+
+	return n == r->n ? r->room : NULL;
+}
+
+/*
+ * Row i, an array of the list's element type, read from its TOAST chunks
+ * straight into the writer's slot, its identity from the same read (one
+ * index scan for both).  False when it is better read the general way (a
+ * row larger than a request).
+ */
+static bool
+read_array_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
+{
+	const struct varatt_external *pointer = &s->rows[i];
+	size_t		ks = setops_key_size(list->type);
+	int64		hdr = ARR_OVERHEAD_NONULLS(1);
+	uint64		bytes;
+	struct varlena *ptr;
+	SetopsCacheKey key;
+	SetopsKeys	keys;
+	ArrayRoom	room;
+	void	   *data;
+	int64		n;
+
+	/* (as setops_read_stored_identity's rules: smaller ones are not by identity) */
+	if (VARATT_EXTERNAL_IS_COMPRESSED(*pointer) || pointer->va_rawsize < hdr ||
+		pointer->va_rawsize / (int64) ks < s->min_keys)
+		return true;
+	/* the count a one-dimensional array without NULLs of this size holds */
+	room.n = (pointer->va_rawsize - hdr) / ks;
+	bytes = (uint64) room.n * ks;
+	if (!take_budget(s, bytes))
+		return true;
+	room.room = list_room(s, list, room.n);
+	if (room.room == NULL)
+	{
+		pg_atomic_fetch_add_u64(&s->budget, bytes);
+		return false;
+	}
+	ptr = MemoryContextAlloc(rowcxt, VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
+	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
+	memcpy(VARDATA_EXTERNAL(ptr), pointer, sizeof(struct varatt_external));
+	if (setops_read_stored_into(PointerGetDatum(ptr), list->elemtype, array_room, &room,
+								&data, &n, &key))
+	{
+		ROW_IDS(s)[i].key = key;
+		ROW_IDS(s)[i].n = n;
+		ROW_IDS(s)[i].read = true;
+		memset(&keys, 0, sizeof(keys));
+		keys.form = SETOPS_KEYS_PLAIN;
+		keys.type = list->type;
+		keys.data = data;
+		keys.n = n;
+		if (setops_keys_in_order(&keys))
+		{
+			list_row(list, &key, n);
+			return true;
+		}
+	}
+	/* not one the cache takes: the batch reads it and says why */
+	setops_service_put_drop(list->writer);
+	pg_atomic_fetch_add_u64(&s->budget, bytes);
+	return true;
 }
 
 /*
  * Row i read and listed for the cache when the batch would put it: stored
  * out of line by an identity whose header gives its count, within the
  * budget, in order.  A row's reading lives in rowcxt (reset for the next
- * row); what a listed row keeps lives in cxt (reset by each put) or in
- * the list's buffer.
+ * row); a listed row's keys in the writer's slot.
  */
 static void
-read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext cxt, MemoryContext rowcxt)
+read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 {
 	struct varlena *ptr;
 	SetopsKeys *keys;
 	uint64		bytes;
-	void	   *data;
-	int64		n;
-	Size		buf_mark;
+	void	   *room;
 	MemoryContext old;
 
 	if (i == setops_batch_readers_fail_at && !IsParallelWorker())
 		elog(ERROR, "%s: the test's planted error in reading row %lld ahead", s->fname,
 			 (long long) i);
 	MemoryContextReset(rowcxt);
+	if (OidIsValid(list->elemtype) && read_array_row(s, i, list, rowcxt))
+		return;
+	/* a packed value, or an array larger than a request: read, then copied */
 	old = MemoryContextSwitchTo(rowcxt);
 	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
 	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
@@ -209,49 +322,30 @@ read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext cxt, MemoryCont
 	ROW_IDS(s)[i].n = keys->n;
 	ROW_IDS(s)[i].read = true;
 	bytes = (uint64) keys->n * setops_key_size(keys->type);
-	if (list->nrows > 0 &&
-		(keys->type != list->type || list->bytes + bytes > PUT_MAX_BYTES))
-		put_listed(s, list, cxt);
 	if (!take_budget(s, bytes))
 		goto done;
-	list->type = keys->type;
-	buf_mark = list->buf_used;
-	if (OidIsValid(list->elemtype) &&
-		setops_read_stored_into(keys->stored, list->elemtype, buffer_room, list,
-								&data, &n))
-	{
-		/* (an identity's count came from the same header) */
-		Assert(n == keys->n);
-		keys->form = SETOPS_KEYS_PLAIN;
-		keys->data = data;
-		keys->n = n;
-		keys->stored = (Datum) 0;
-		keys->sorted_known = false;
-		keys->first_unsorted = -1;
-	}
-	else
-	{
-		/* (a packed value, or no room in the buffer: read where a put frees it) */
-		MemoryContextSwitchTo(cxt);
-		setops_keys_make_plain(keys, s->fname);
-		MemoryContextSwitchTo(rowcxt);
-	}
+	setops_keys_make_plain(keys, s->fname);
 	if (!setops_keys_in_order(keys))
 	{
 		pg_atomic_fetch_add_u64(&s->budget, bytes);
-		list->buf_used = buf_mark;
 		goto done;
 	}
-	list->keys[list->nrows] = MemoryContextAlloc(cxt, sizeof(SetopsCacheKey));
-	memcpy((void *) list->keys[list->nrows], keys->cache_key, sizeof(SetopsCacheKey));
-	list->data[list->nrows] = keys->data;
-	list->n[list->nrows] = keys->n;
-	list->nrows++;
-	list->bytes += bytes;
+	if (keys->type != list->type)
+	{
+		put_listed(s, list);
+		list->type = keys->type;
+		setops_service_put_retype(list->writer, keys->type);
+	}
+	room = list_room(s, list, keys->n);
+	if (room == NULL)
+		put_alone(s, list, keys->cache_key, keys->data, keys->n);
+	else
+	{
+		memcpy(room, keys->data, bytes);
+		list_row(list, keys->cache_key, keys->n);
+	}
 done:
 	MemoryContextSwitchTo(old);
-	if (list->nrows == PUT_MAX_ROWS)
-		put_listed(s, list, cxt);
 }
 
 /*
@@ -262,15 +356,16 @@ done:
 static void
 read_rows(ReadersShared *s)
 {
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "setops batch readers",
-											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "setops batch reader row",
 												 ALLOCSET_DEFAULT_SIZES);
 	PutList    *list = palloc0(sizeof(PutList));
 	SetopsIdentityHold outer;
+	double		t0 = setops_now_ms();
 
 	list->elemtype = get_element_type(s->argtype);
-	list->buf = MemoryContextAllocHuge(CurrentMemoryContext, PUT_MAX_BYTES);
+	if (OidIsValid(list->elemtype))
+		list->type = setops_key_type_of(list->elemtype);
+	list->writer = setops_service_put_writer(list->type, PUT_MAX_ROWS);
 
 	setops_identity_hold_begin(&outer);
 	PG_TRY();
@@ -284,23 +379,29 @@ read_rows(ReadersShared *s)
 				break;
 			for (i = first; i < s->nrows && i < (int64) first + READ_CLAIM; i++)
 			{
-				read_row(s, i, list, cxt, rowcxt);
+				read_row(s, i, list, rowcxt);
 				CHECK_FOR_INTERRUPTS();
 			}
 		}
-		put_listed(s, list, cxt);
+		put_listed(s, list);
 	}
 	PG_CATCH();
 	{
+		/* (the rows listed are not put: the batch reads them) */
+		setops_service_put_release(list->writer);
 		setops_identity_hold_forget(&outer);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	setops_service_put_release(list->writer);
 	setops_identity_hold_end(&outer);
-	pfree(list->buf);
+	ereport(DEBUG1,
+			(errmsg_internal("%s: reader %d took %lld rows in %.1f ms, %.1f of them in %d puts",
+							 s->fname, ParallelWorkerNumber, (long long) list->rows_read,
+							 setops_now_ms() - t0, list->put_ms, list->puts)));
+	pfree(list->writer);
 	pfree(list);
 	MemoryContextDelete(rowcxt);
-	MemoryContextDelete(cxt);
 }
 
 /* A parallel worker's entry (CreateParallelContext names it). */

@@ -962,6 +962,152 @@ setops_service_cache_put_rows(SetopsKeyType key_type, int64 nrows,
 	return status;
 }
 
+/*
+ * A writer of REQ_CACHE_PUT_ROWS requests whose rows are read straight
+ * into the slot (a parallel reader's: one copy of each row fewer than
+ * setops_service_cache_put_rows).  The slot, claimed at the first room
+ * asked and kept from one request to the next, holds the rows' headers
+ * first (room for max_rows) and then their keys, each ROW_ROOM apart.
+ */
+struct SetopsPutWriter
+{
+	SetopsKeyType type;
+	int			max_rows;
+	ServiceSlot *slot;
+	int64		nrows;			/* rows written and committed */
+	Size		keys_at;		/* where the keys begin */
+	Size		off;			/* the next row's keys */
+	int64		pending;		/* keys of the row given room, not yet committed (-1: none) */
+};
+
+SetopsPutWriter *
+setops_service_put_writer(SetopsKeyType type, int max_rows)
+{
+	SetopsPutWriter *w = palloc0(sizeof(SetopsPutWriter));
+
+	w->type = type;
+	w->max_rows = max_rows;
+	w->keys_at = ROW_ROOM(sizeof(ServiceCachePutRow) * (Size) max_rows);
+	w->off = w->keys_at;
+	w->pending = -1;
+	return w;
+}
+
+/* Would a row of n keys fit the request now (or, alone, an empty one)? */
+bool
+setops_service_put_fits(const SetopsPutWriter *w, int64 n, bool alone)
+{
+	Size		bytes = ROW_ROOM((Size) n * setops_key_size(w->type));
+	Size		off = alone ? w->keys_at : w->off;
+
+	return setops_service != NULL && (alone || w->nrows < w->max_rows) &&
+		w->keys_at < setops_service->slot_bytes &&
+		bytes <= setops_service->slot_bytes - off;
+}
+
+/*
+ * Room for the keys of a row of n keys, NULL when it does not fit (send
+ * first); the row counts once committed.  Claims the slot, waiting for
+ * one like any request.
+ */
+void *
+setops_service_put_room(SetopsPutWriter *w, int64 n)
+{
+	if (!setops_service_put_fits(w, n, false))
+		return NULL;
+	if (w->slot == NULL)
+		w->slot = claim_slot();
+	w->pending = n;
+	return service_slot_data(w->slot) + w->off;
+}
+
+/* The row given room last is key's, its keys written: one of the request's. */
+void
+setops_service_put_commit(SetopsPutWriter *w, const SetopsCacheKey *key)
+{
+	ServiceCachePutRow *row = (ServiceCachePutRow *) service_slot_data(w->slot) + w->nrows;
+
+	Assert(w->pending >= 0 && w->nrows < w->max_rows);
+	row->key = *key;
+	row->n = w->pending;
+	row->off_keys = w->off;
+	row->kept = false;
+	row->put = false;
+	w->off += ROW_ROOM((Size) w->pending * setops_key_size(w->type));
+	w->nrows++;
+	w->pending = -1;
+}
+
+/* The room given last is not used after all. */
+void
+setops_service_put_drop(SetopsPutWriter *w)
+{
+	w->pending = -1;
+}
+
+int64
+setops_service_put_rows_written(const SetopsPutWriter *w)
+{
+	return w->nrows;
+}
+
+/*
+ * Send the rows committed (none: nothing to send); kept[i] says which the
+ * cache holds now.  The slot stays claimed for the next request.
+ */
+SetopsGpuStatus
+setops_service_put_send(SetopsPutWriter *w, bool *kept, char *errbuf, size_t errlen)
+{
+	ServiceCachePutRow *rows;
+	SetopsGpuStatus status;
+	int64		i;
+
+	Assert(w->pending < 0);
+	if (w->nrows == 0)
+		return SETOPS_GPU_OK;
+	memset(kept, 0, sizeof(bool) * w->nrows);
+	w->slot->kind = REQ_CACHE_PUT_ROWS;
+	w->slot->req.put_rows.key_type = w->type;
+	w->slot->req.put_rows.nrows = w->nrows;
+	w->slot->req.put_rows.off_rows = 0;
+	status = submit_and_wait(w->slot, errbuf, errlen);
+	if (my_slot != w->slot)
+		w->slot = NULL;			/* (abandoned: the service went away) */
+	else
+	{
+		rows = (ServiceCachePutRow *) service_slot_data(w->slot);
+		for (i = 0; status == SETOPS_GPU_OK && i < w->nrows; i++)
+			kept[i] = rows[i].kept;
+		pg_atomic_write_u32(&w->slot->state, SLOT_CLAIMED);
+	}
+	w->nrows = 0;
+	w->off = w->keys_at;
+	return status;
+}
+
+/* Rows of another key type from now on (none committed). */
+void
+setops_service_put_retype(SetopsPutWriter *w, SetopsKeyType type)
+{
+	Assert(w->nrows == 0 && w->pending < 0);
+	w->type = type;
+}
+
+/*
+ * The slot given back (rows committed but not sent are not put); the next
+ * room claims one again.
+ */
+void
+setops_service_put_release(SetopsPutWriter *w)
+{
+	if (w->slot != NULL && w->slot == my_slot)
+		release_slot();
+	w->slot = NULL;
+	w->nrows = 0;
+	w->off = w->keys_at;
+	w->pending = -1;
+}
+
 /* One sort request: keys[0, *n) fit one slot. */
 static SetopsGpuStatus
 sort_one(SetopsKeyType key_type, void *keys, int64 *n, int distinct,

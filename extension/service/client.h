@@ -49,6 +49,18 @@ extern SetopsGpuStatus setops_service_cache_put_rows(SetopsKeyType key_type, int
 													 const SetopsCacheKey *const *cache_keys,
 													 const void *const *keys, const int64 *n,
 													 bool *kept, char *errbuf, size_t errlen);
+/* rows read straight into a slot for the cache (a parallel reader's puts) */
+typedef struct SetopsPutWriter SetopsPutWriter;
+extern SetopsPutWriter *setops_service_put_writer(SetopsKeyType type, int max_rows);
+extern bool setops_service_put_fits(const SetopsPutWriter *w, int64 n, bool alone);
+extern void *setops_service_put_room(SetopsPutWriter *w, int64 n);
+extern void setops_service_put_commit(SetopsPutWriter *w, const SetopsCacheKey *key);
+extern void setops_service_put_drop(SetopsPutWriter *w);
+extern int64 setops_service_put_rows_written(const SetopsPutWriter *w);
+extern SetopsGpuStatus setops_service_put_send(SetopsPutWriter *w, bool *kept,
+											   char *errbuf, size_t errlen);
+extern void setops_service_put_retype(SetopsPutWriter *w, SetopsKeyType type);
+extern void setops_service_put_release(SetopsPutWriter *w);
 extern void setops_service_refresh_devices(void);
 extern int	setops_service_cache_stats(SetopsCacheStats *stats);
 extern int	setops_service_load_stats(SetopsServiceStats *stats);
