@@ -19,11 +19,13 @@
 #   batch gpu first   array_jaccard_batch(a, q) OVER () on the GPU, its
 #                     first run (the rows not yet in the device cache)
 #                     (setops.batch_read_workers parallel readers put the
-#                     rows into the cache after the first chunk)
-#   batch gpu first, no readers  the first run again with
-#                     setops.batch_read_workers = 0, the device cache emptied
-#                     before it (setops.gpu_cache_size 0 for a moment: needs
+#                     rows into the cache after the first chunk); each
+#                     first run after the first finds the device cache
+#                     emptied (setops.gpu_cache_size 0 for a moment: needs
 #                     a superuser)
+#   batch gpu first, no readers  first runs with
+#                     setops.batch_read_workers = 0, the cache emptied
+#                     before each
 #   batch gpu         the same repeated (rows from the device cache)
 #   batch gpu packed  array_jaccard_batch(p, q::packed_int4) OVER () on the
 #                     packed column: first run, then repeated
@@ -54,7 +56,7 @@
 # difference, or a method that fails, makes the exit status non-zero.
 #
 # Figures: medians of RUNS runs (per-row methods and batch cpu: SLOW_RUNS,
-# default RUNS), wall time of each query in one backend (PL/pgSQL clock
+# first runs: FIRST_RUNS, both default RUNS), wall time of each query in one backend (PL/pgSQL clock
 # around EXECUTE, planning included; parallel query off); rows/s; ratios
 # of rows/s against per-row cpu and intarray; GB/s of row keys scanned
 # (the rows' keys x 4 bytes / time, the query's not counted) beside the
@@ -64,7 +66,8 @@
 # executors' run_ms), so that the backend's share shows.
 #
 # Environment: ROWS (100000), MINK (1000), MAXK (10000), QUERY_KEYS
-# (100000; at least MAXK), RUNS (3), SLOW_RUNS (RUNS), INTARRAY_ROWS (2000),
+# (100000; at least MAXK), RUNS (3), SLOW_RUNS (RUNS), FIRST_RUNS (RUNS),
+# INTARRAY_ROWS (2000),
 # SIM_JOBS, SETOPS_BENCH_DEVICE (gpu), SIM_METHODS (default: all of
 # "per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed
 # batch-gpu-no-read-ahead batch-cpu"; methods left out are listed as not run).  A method whose function is
@@ -83,6 +86,7 @@ maxk=${MAXK:-10000}
 qkeys=${QUERY_KEYS:-100000}
 runs=${RUNS:-3}
 slow_runs=${SLOW_RUNS:-$runs}
+first_runs=${FIRST_RUNS:-$runs}
 ia_rows=${INTARRAY_ROWS:-2000}
 dev=${SETOPS_BENCH_DEVICE:-gpu}
 all_methods="per-row-cpu per-row-gpu intarray batch-gpu batch-gpu-packed batch-gpu-first-no-readers batch-gpu-no-read-ahead batch-cpu"
@@ -212,7 +216,7 @@ echo "# data: $rows rows, $nkeys keys ($(( nkeys * 4 / 1000000 )) MB as int4), $
 
 # the methods, then the table
 rc=0
-PGOPTIONS="$base_pgoptions" psql -X -v ON_ERROR_STOP=1 -v runs="$runs" -v slow_runs="$slow_runs" \
+PGOPTIONS="$base_pgoptions" psql -X -v ON_ERROR_STOP=1 -v runs="$runs" -v slow_runs="$slow_runs" -v first_runs="$first_runs" \
 	-v dev="$dev" -v ia_rows="$ia_rows" -v nkeys="$nkeys" -v ia_keys="${ia_keys:-0}" -v bw="$bw_gbs" \
 	-v methods="$methods" -v nrows="$rows" <<'SQL' || rc=$?
 \set QUIET on
@@ -309,6 +313,28 @@ BEGIN
     END LOOP;
     RETURN false;
 END $$;
+-- one more first run of a method (its row in results, made by the first):
+-- only when the device cache is empty, else a warning and no run
+CREATE FUNCTION measure_first(method text, device text, expr text, readers int) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    a record;
+BEGIN
+    IF (SELECT coalesce(sum(entries), 0) > 0 FROM setops_cache_stats()) THEN
+        RAISE WARNING 'similarity_bench: % not run again: the device cache did not empty', method;
+        RETURN;
+    END IF;
+    IF NOT EXISTS (SELECT FROM results r WHERE r.method = measure_first.method) THEN
+        PERFORM measure(method, device, expr, '', 1, NULL, 0, true, readers);
+        RETURN;
+    END IF;
+    SELECT * INTO a FROM timed(all_query(expr, ''), device, 1, true, readers);
+    UPDATE results r SET ms = r.ms || a.ms, answers = r.answers || a.answers, svc_ms = r.svc_ms || a.svc_ms
+    WHERE r.method = measure_first.method AND r.error IS NULL;
+EXCEPTION WHEN OTHERS THEN
+    INSERT INTO results (method, device, expr, filt, error)
+    VALUES (method, device, expr, '', SQLSTATE || ': ' || SQLERRM);
+END $$;
 CREATE FUNCTION chosen(m text) RETURNS bool LANGUAGE sql STABLE
 AS $$ SELECT position(' ' || m || ' ' IN current_setting('sim.methods')) > 0 $$;
 
@@ -333,24 +359,25 @@ WHERE chosen('batch-gpu');
 SELECT measure('batch gpu packed first', :'dev', 'array_jaccard_batch(p, qp()) OVER ()', '', 1, NULL, 0)
 WHERE chosen('batch-gpu-packed');
 \o
--- a first run again, the rows read by the backend alone: the device cache
--- emptied first (its size 0 for a moment), so that every row misses again
-SELECT chosen('batch-gpu-first-no-readers') AND EXISTS (SELECT FROM setops_cache_stats()) AS again \gset
+-- first runs again (FIRST_RUNS of each in all), each after the device cache
+-- was emptied (its size 0 for a moment: ALTER SYSTEM, a superuser's); and
+-- as many first runs with the rows read by the backend alone
+SELECT EXISTS (SELECT FROM setops_cache_stats()) AS again \gset
 \if :again
-ALTER SYSTEM SET setops.gpu_cache_size = 0;
-SELECT pg_reload_conf() \gset
-SELECT empty_cache(true) AS emptied \gset
-ALTER SYSTEM RESET setops.gpu_cache_size;
-SELECT pg_reload_conf() \gset
-SELECT empty_cache(false) AND :'emptied' AS emptied \gset
-\if :emptied
 \o /dev/null
-SELECT measure('batch gpu first, no readers', :'dev', 'array_jaccard_batch(a, q()) OVER ()', '', 1, NULL, 0,
-               true, 0);
+SELECT step FROM generate_series(1, :first_runs) k,
+    (VALUES (1, 'batch-gpu', 'batch gpu first', 'array_jaccard_batch(a, q()) OVER ()', NULL),
+            (2, 'batch-gpu-packed', 'batch gpu packed first', 'array_jaccard_batch(p, qp()) OVER ()', NULL),
+            (3, 'batch-gpu-first-no-readers', 'batch gpu first, no readers',
+             'array_jaccard_batch(a, q()) OVER ()', 0)) m(o, chosen_as, method, expr, readers),
+    LATERAL (VALUES (1, 'ALTER SYSTEM SET setops.gpu_cache_size = 0'), (2, 'SELECT pg_reload_conf()'),
+                    (3, 'SELECT empty_cache(true)'), (4, 'ALTER SYSTEM RESET setops.gpu_cache_size'),
+                    (5, 'SELECT pg_reload_conf()'), (6, 'SELECT empty_cache(false)'),
+                    (7, format('SELECT measure_first(%L, %L, %L, %s)', m.method, :'dev', m.expr,
+                               coalesce(m.readers::text, 'NULL')))) st(i, step)
+WHERE chosen(m.chosen_as) AND (k > 1 OR m.readers IS NOT NULL)
+ORDER BY k, m.o, st.i \gexec
 \o
-\else
-\echo '# batch gpu first, no readers: not run (the device cache did not empty and refill in 30 s)'
-\endif
 \endif
 \o /dev/null
 SELECT measure('batch gpu', :'dev', 'array_jaccard_batch(a, q()) OVER ()',
