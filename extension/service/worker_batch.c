@@ -155,13 +155,25 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		}
 		args.a_dev = a_dev;
 	}
-	status = service_device->use(device, errbuf, errlen);
-	if (status == SETOPS_GPU_OK && slot->kind == REQ_COUNT_BATCH)
-		status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
-	else if (status == SETOPS_GPU_OK)
-		status = service_device->setop_batch(&args, errbuf, errlen);
-	for (i = 0; holds != NULL && i < r->ncached; i++)
-		service_cache_release(&holds[i]);
+	/*
+	 * (the holds go also when an ERROR fails the request: the emulated
+	 * device's CPU engine raises one when the backend gave up, and the
+	 * rows would stay pinned, never to be evicted)
+	 */
+	PG_TRY();
+	{
+		status = service_device->use(device, errbuf, errlen);
+		if (status == SETOPS_GPU_OK && slot->kind == REQ_COUNT_BATCH)
+			status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
+		else if (status == SETOPS_GPU_OK)
+			status = service_device->setop_batch(&args, errbuf, errlen);
+	}
+	PG_FINALLY();
+	{
+		for (i = 0; holds != NULL && i < r->ncached; i++)
+			service_cache_release(&holds[i]);
+	}
+	PG_END_TRY();
 	if (a_dev)
 	{
 		pfree(a_dev);

@@ -414,7 +414,22 @@ service_exec_submit(ServiceJob *job)
 	{
 		static const Executor here = {.stream = 0};
 
-		run_job(&here, job);
+		/*
+		 * (an ERROR, the emulated device's CPU engine stopping for a
+		 * backend that gave up, fails the request in serve_slots: the job
+		 * goes, and its holds with it, or its rows stay pinned)
+		 */
+		PG_TRY();
+		{
+			run_job(&here, job);
+		}
+		PG_CATCH();
+		{
+			pg_atomic_fetch_sub_u32(&setops_service->load[job->device].queued, 1);
+			job_done(job);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
 		service_exec_reap();
 		return;
 	}

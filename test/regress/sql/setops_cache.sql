@@ -173,6 +173,34 @@ SET setops.agg_stream_min_size = 0;
 -- rows: the partition's second chunk reads the third ahead)
 SELECT count(j) AS stopped_early
 FROM (SELECT array_jaccard_batch(k, e) OVER (ORDER BY id) AS j FROM chunky, evens LIMIT 10) s;
+-- The request given back held its chunk's rows in the device cache while
+-- it ran; it must leave none held, even where the service stopped it with
+-- an ERROR (the emulated device's CPU engine does, for a backend that gave
+-- up): a held row is never evicted.  The cache's size 0 for a moment
+-- empties it entirely (polled, reloading, up to 30 s; where the service
+-- caches: ALTER SYSTEM, not echoed, so that every mode's output is alike).
+CREATE FUNCTION pg_temp.cache_size_reached(empty bool) RETURNS bool LANGUAGE plpgsql AS $$
+BEGIN
+    FOR i IN 1 .. 60 LOOP
+        IF (SELECT CASE WHEN empty THEN coalesce(sum(entries), 0) = 0
+                        ELSE coalesce(min(capacity_bytes), 1) > 0 END
+            FROM setops_cache_stats()) THEN
+            RETURN true;
+        END IF;
+        PERFORM pg_reload_conf(), pg_sleep(0.5);
+    END LOOP;
+    RETURN false;
+END $$;
+\set ECHO none
+SELECT 'ALTER SYSTEM SET setops.gpu_cache_size = 0' WHERE :'caches'::bool \gexec
+\set ECHO all
+SELECT pg_reload_conf() AS reloaded;
+SELECT NOT :'caches'::bool OR pg_temp.cache_size_reached(true) AS nothing_left_held;
+\set ECHO none
+SELECT 'ALTER SYSTEM RESET setops.gpu_cache_size' WHERE :'caches'::bool \gexec
+\set ECHO all
+SELECT pg_reload_conf() AS reloaded;
+SELECT NOT :'caches'::bool OR pg_temp.cache_size_reached(false) AS cache_back;
 SELECT cardinality(array_union_agg(k)) AS union_after FROM chunky;
 -- (streams are certain only in gpu mode: elsewhere the service may be
 -- absent, or auto may keep the rows)
