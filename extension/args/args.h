@@ -10,6 +10,7 @@
 
 #include "setops.h"
 #include "storage/block.h"
+#include "storage/buf.h"
 #include "utils/relcache.h"
 
 extern SetopsKeyType setops_key_type_of(Oid elemtype);
@@ -109,7 +110,8 @@ extern void setops_identity_hold_end(const SetopsIdentityHold *saved);
 extern void setops_identity_hold_forget(const SetopsIdentityHold *saved);
 extern bool setops_read_stored_into(Datum datum, Oid elemtype,
 									void *(*room) (int64 n, void *arg), void *arg,
-									void **keys, int64 *n, SetopsCacheKey *key);
+									void **keys, int64 *n, SetopsCacheKey *key,
+									BufferAccessStrategy strategy);
 extern bool setops_returns_packed(FunctionCallInfo fcinfo);
 extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
 								 const char *fname);

@@ -53,20 +53,33 @@
 /* Bytes of the first chunk kept: the largest header read from it. */
 #define HEAD_BYTES 64
 
-/* An ordered scan of one TOAST value's chunks. */
+/*
+ * An ordered scan of one TOAST value's chunks: by the catalog's ordered
+ * scan, or, given a buffer access strategy, by the index's TIDs with the
+ * heap pages read through the strategy (a reader of many rows reads them
+ * through its own ring of buffers, as a large sequential scan does, rather
+ * than evicting from all of shared buffers).
+ */
 typedef struct ToastScan
 {
 	Relation	rel;
 	Relation   *idxs;
 	int			nidxs;
 	SnapshotData snapshot;
-	SysScanDesc scan;
+	SysScanDesc scan;			/* without a strategy */
+	IndexScanDesc iscan;		/* with one */
+	BufferAccessStrategy strategy;
+	Buffer		buf;			/* the heap page of the last chunk, pinned */
+	HeapTupleData tuple;
 } ToastScan;
 
-/* first_only: chunk 0 alone (one index probe); rel is the open TOAST table */
+/*
+ * first_only: chunk 0 alone (one index probe); rel is the open TOAST
+ * table; strategy: NULL, or the heap pages' (see ToastScan)
+ */
 static void
 toast_scan_begin(ToastScan *ts, Relation rel, const struct varatt_external *pointer,
-				 bool first_only)
+				 bool first_only, BufferAccessStrategy strategy)
 {
 	ScanKeyData scankey[2];
 	int			valid;
@@ -78,8 +91,53 @@ toast_scan_begin(ToastScan *ts, Relation rel, const struct varatt_external *poin
 	ScanKeyInit(&scankey[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
 				Int32GetDatum(0));
 	init_toast_snapshot(&ts->snapshot);
-	ts->scan = systable_beginscan_ordered(ts->rel, ts->idxs[valid], &ts->snapshot,
-										  first_only ? 2 : 1, scankey);
+	ts->strategy = strategy;
+	ts->buf = InvalidBuffer;
+	ts->scan = NULL;
+	ts->iscan = NULL;
+	if (strategy == NULL)
+		ts->scan = systable_beginscan_ordered(ts->rel, ts->idxs[valid], &ts->snapshot,
+											  first_only ? 2 : 1, scankey);
+	else
+	{
+		/* (the index's columns are the table's first two: the keys serve both) */
+		ts->iscan = index_beginscan(ts->rel, ts->idxs[valid], &ts->snapshot,
+									first_only ? 2 : 1, 0);
+		index_rescan(ts->iscan, scankey, first_only ? 2 : 1, NULL, 0);
+	}
+}
+
+/*
+ * The next chunk's tuple by the index's next TID, its page read through
+ * the scan's strategy (kept pinned while the chunks stay on it, as an
+ * index scan's heap fetch does); NULL at the end.  TOAST chunks are never
+ * updated, so a TID's HOT chain is the chunk or nothing visible.
+ */
+static HeapTuple
+toast_scan_fetch(ToastScan *ts)
+{
+	ItemPointer tid;
+
+	while ((tid = index_getnext_tid(ts->iscan, ForwardScanDirection)) != NULL)
+	{
+		BlockNumber block = ItemPointerGetBlockNumber(tid);
+		ItemPointerData at = *tid;
+		bool		found;
+
+		if (!BufferIsValid(ts->buf) || BufferGetBlockNumber(ts->buf) != block)
+		{
+			if (BufferIsValid(ts->buf))
+				ReleaseBuffer(ts->buf);
+			ts->buf = ReadBufferExtended(ts->rel, MAIN_FORKNUM, block, RBM_NORMAL, ts->strategy);
+		}
+		LockBuffer(ts->buf, BUFFER_LOCK_SHARE);
+		found = heap_hot_search_buffer(&at, ts->rel, ts->buf, &ts->snapshot, &ts->tuple,
+									   NULL, true);
+		LockBuffer(ts->buf, BUFFER_LOCK_UNLOCK);
+		if (found)
+			return &ts->tuple;
+	}
+	return NULL;
 }
 
 /*
@@ -116,7 +174,8 @@ chunk_fields(HeapTuple tuple, TupleDesc desc, int32 *seq, const char **data, int
 static HeapTuple
 toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
 {
-	HeapTuple	tuple = systable_getnext_ordered(ts->scan, ForwardScanDirection);
+	HeapTuple	tuple = ts->iscan != NULL ? toast_scan_fetch(ts) :
+		systable_getnext_ordered(ts->scan, ForwardScanDirection);
 
 	if (tuple != NULL)
 		chunk_fields(tuple, ts->rel->rd_att, seq, data, len);
@@ -127,7 +186,14 @@ toast_scan_next(ToastScan *ts, int32 *seq, const char **data, int *len)
 static void
 toast_scan_end(ToastScan *ts)
 {
-	systable_endscan_ordered(ts->scan);
+	if (ts->iscan != NULL)
+	{
+		if (BufferIsValid(ts->buf))
+			ReleaseBuffer(ts->buf);
+		index_endscan(ts->iscan);
+	}
+	else
+		systable_endscan_ordered(ts->scan);
 	toast_close_indexes(ts->idxs, ts->nidxs, AccessShareLock);
 }
 
@@ -425,7 +491,7 @@ toast_identity(struct varlena *ptr, SetopsCacheKey *key, char *head, int *head_l
 	found = identity_at_place(rel, nblocks, &toast_pointer, key, head, head_len);
 	if (!found)
 	{
-		toast_scan_begin(&ts, rel, &toast_pointer, true);
+		toast_scan_begin(&ts, rel, &toast_pointer, true, NULL);
 		tuple = toast_scan_next(&ts, &seq, &data, &len);
 		found = tuple != NULL && len >= 0;	/* else not found, as far as the identity goes */
 		if (found)
@@ -507,10 +573,13 @@ report_bad_chunk(const ToastScan *ts, const struct varatt_external *pointer, int
  * reads it, from the chunk 0 this read fetches anyway (a reader filling the
  * device cache saves the index probe of its own); key->toastrelid is
  * InvalidOid unless the header was one this reads (room was then asked).
+ * strategy: NULL, or how the TOAST pages are read (a reader of many rows'
+ * ring of buffers).
  */
 bool
 setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void *arg),
-						void *arg, void **keys, int64 *n, SetopsCacheKey *key)
+						void *arg, void **keys, int64 *n, SetopsCacheKey *key,
+						BufferAccessStrategy strategy)
 {
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
 	struct varatt_external pointer;
@@ -539,7 +608,8 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 		return false;
 	nchunks = (extsize - 1) / TOAST_MAX_CHUNK_SIZE + 1;
 
-	toast_scan_begin(&ts, toast_table(pointer.va_toastrelid, &nblocks), &pointer, false);
+	toast_scan_begin(&ts, toast_table(pointer.va_toastrelid, &nblocks), &pointer, false,
+					 strategy);
 	while ((tuple = toast_scan_next(&ts, &seq, &data, &len)) != NULL)
 	{
 		int			expected_len = seq < nchunks - 1 ? TOAST_MAX_CHUNK_SIZE :

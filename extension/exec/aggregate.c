@@ -319,7 +319,7 @@ setops_agg_add_stored_run(SetopsAggState *state, Datum row)
 	r.state = state;
 	r.status = SETOPS_GPU_OK;
 	if (!setops_read_stored_into(row, setops_key_elemtype(state->type), agg_row_room, &r,
-								 &data, &n, NULL))
+								 &data, &n, NULL, NULL))
 	{
 		if (r.status != SETOPS_GPU_OK)
 			agg_stream_failed(state, r.status, r.errbuf);

@@ -30,6 +30,7 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
+#include "storage/bufmgr.h"
 #include "storage/shm_toc.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
@@ -55,6 +56,7 @@
 int64		setops_batch_readers_last_put = -1; /* rows the last warm put (test hooks) */
 bool		setops_batch_readers_leader_reads = true;	/* (a test hook: the workers alone) */
 int64		setops_batch_readers_fail_at = -1;	/* (a test hook: the backend's ERROR at a row) */
+bool		setops_batch_readers_ring = false;	/* (a test hook: rings of buffers however few rows) */
 
 /* What the readers share (in the parallel context's DSM segment). */
 typedef struct ReadersShared
@@ -68,6 +70,8 @@ typedef struct ReadersShared
 	pg_atomic_uint64 rows_put;	/* rows the cache holds now, and their bytes */
 	pg_atomic_uint64 bytes_put;
 	pg_atomic_uint32 stop;		/* the service failed: read no further */
+	bool		ring;			/* read through rings of buffers (more than shared
+								 * buffers / 4, as a large sequential scan) */
 	Size		ids_offset;		/* from this struct: RowIdentity[nrows] */
 	struct varatt_external rows[FLEXIBLE_ARRAY_MEMBER];
 } ReadersShared;
@@ -92,6 +96,7 @@ typedef struct PutList
 	Oid			elemtype;		/* the rows' element type (InvalidOid: packed) */
 	SetopsKeyType type;
 	SetopsPutWriter *writer;
+	BufferAccessStrategy strategy;	/* NULL: through all of shared buffers */
 	int64		nrows;
 	int64		n[PUT_MAX_ROWS];
 	bool		kept[PUT_MAX_ROWS];
@@ -266,7 +271,7 @@ read_array_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
 	memcpy(VARDATA_EXTERNAL(ptr), pointer, sizeof(struct varatt_external));
 	if (setops_read_stored_into(PointerGetDatum(ptr), list->elemtype, array_room, &room,
-								&data, &n, &key))
+								&data, &n, &key, list->strategy))
 	{
 		ROW_IDS(s)[i].key = key;
 		ROW_IDS(s)[i].n = n;
@@ -366,6 +371,7 @@ read_rows(ReadersShared *s)
 	if (OidIsValid(list->elemtype))
 		list->type = setops_key_type_of(list->elemtype);
 	list->writer = setops_service_put_writer(list->type, PUT_MAX_ROWS);
+	list->strategy = s->ring ? GetAccessStrategy(BAS_BULKREAD) : NULL;
 
 	setops_identity_hold_begin(&outer);
 	PG_TRY();
@@ -399,6 +405,8 @@ read_rows(ReadersShared *s)
 			(errmsg_internal("%s: reader %d took %lld rows in %.1f ms, %.1f of them in %d puts",
 							 s->fname, ParallelWorkerNumber, (long long) list->rows_read,
 							 setops_now_ms() - t0, list->put_ms, list->puts)));
+	if (list->strategy != NULL)
+		FreeAccessStrategy(list->strategy);
 	pfree(list->writer);
 	pfree(list);
 	MemoryContextDelete(rowcxt);
@@ -430,6 +438,7 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 	int			nworkers;
 	int64		put,
 				i;
+	uint64		bytes = 0;
 	SetopsOidMark mark;
 	Oid			elemtype;
 	double		t0,
@@ -467,6 +476,9 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 	pg_atomic_init_u64(&s->rows_put, 0);
 	pg_atomic_init_u64(&s->bytes_put, 0);
 	pg_atomic_init_u32(&s->stop, 0);
+	for (i = 0; i < nrows; i++)
+		bytes += VARATT_EXTERNAL_GET_EXTSIZE(rows[i]);
+	s->ring = setops_batch_readers_ring || bytes > (uint64) NBuffers * BLCKSZ / 4;
 	memcpy(s->rows, rows, sizeof(struct varatt_external) * nrows);
 	s->ids_offset = ids_offset;
 	memset(ROW_IDS(s), 0, sizeof(RowIdentity) * nrows);
@@ -494,9 +506,10 @@ setops_batch_read_rows(const char *fname, Oid argtype, int64 min_keys,
 			setops_identity_learn(&s->rows[i], elemtype, &ROW_IDS(s)[i].key, ROW_IDS(s)[i].n,
 								  &mark);
 	ereport(DEBUG1,
-			(errmsg_internal("%s: %d of %d parallel readers read %lld rows, put %lld (%.1f MB): "
+			(errmsg_internal("%s: %d of %d parallel readers%s read %lld rows, put %lld (%.1f MB): "
 							 "%.1f ms to launch, %.1f reading here, %.1f waiting, %.1f learning",
-							 fname, pcxt->nworkers_launched, nworkers, (long long) nrows,
+							 fname, pcxt->nworkers_launched, nworkers,
+							 s->ring ? " (rings of buffers)" : "", (long long) nrows,
 							 (long long) put, pg_atomic_read_u64(&s->bytes_put) / 1048576.0,
 							 t1 - t0, t2 - t1, t3 - t2, setops_now_ms() - t3)));
 	DestroyParallelContext(pcxt);

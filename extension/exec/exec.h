@@ -131,6 +131,7 @@ extern int64 setops_batch_read_rows(const char *fname, Oid argtype, int64 min_ke
 									int64 *cache_budget);
 extern int64 setops_batch_readers_last_put;
 extern bool setops_batch_readers_leader_reads;
+extern bool setops_batch_readers_ring;
 extern int64 setops_batch_readers_fail_at;
 
 /*

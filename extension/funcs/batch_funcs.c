@@ -1140,6 +1140,19 @@ setops_test_batch_readers_alone(PG_FUNCTION_ARGS)
 }
 
 /*
+ * setops_test_batch_readers_ring(on): parallel reads go through rings of
+ * buffers however few their rows (else only past a quarter of shared
+ * buffers), so that a test reads that way.
+ */
+PG_FUNCTION_INFO_V1(setops_test_batch_readers_ring);
+Datum
+setops_test_batch_readers_ring(PG_FUNCTION_ARGS)
+{
+	setops_batch_readers_ring = PG_GETARG_BOOL(0);
+	PG_RETURN_VOID();
+}
+
+/*
  * setops_test_batch_readers_fail_at(i): this backend, reading rows ahead,
  * raises an ERROR at the i-th of them (-1: never), so that a test sees
  * what an error there leaves behind.

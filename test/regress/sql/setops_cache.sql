@@ -271,6 +271,16 @@ SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() = 51 A
 SELECT pg_temp.diffs_in('chunky_cold') AS readers_warm_diffs;
 -- (auto: chunks the CPU answered on the first run put nothing)
 SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() IS NULL AS readers_none_warm;
+-- the same through rings of buffers (the TOAST pages read by the index's
+-- TIDs; a test hook asks for them, a read of more than a quarter of shared
+-- buffers takes them itself)
+CREATE FUNCTION pg_temp.readers_ring(bool) RETURNS void
+    AS '$libdir/setops', 'setops_test_batch_readers_ring' LANGUAGE C STRICT;
+SELECT pg_temp.readers_ring(true);
+SELECT pg_temp.cold_copy('chunky_cold');
+SELECT pg_temp.diffs_in('chunky_cold') AS ring_cold_diffs;
+SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() = 51 AS ring_put_51;
+SELECT pg_temp.readers_ring(false);
 SELECT pg_temp.cold_copy('chunky_cold');
 INSERT INTO chunky_cold SELECT 40, ARRAY(SELECT i FROM generate_series(1, 3000) i) || 0
 ON CONFLICT (id) DO UPDATE SET k = excluded.k;
