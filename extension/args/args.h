@@ -112,6 +112,11 @@ extern bool setops_read_stored_into(Datum datum, Oid elemtype,
 									void *(*room) (int64 n, void *arg), void *arg,
 									void **keys, int64 *n, SetopsCacheKey *key,
 									BufferAccessStrategy strategy);
+extern bool setops_read_stored_packed_into(Datum datum,
+										   void *(*room) (int64 n, SetopsKeyType type,
+														  void *arg),
+										   void *arg, SetopsCacheKey *key, int64 *n,
+										   BufferAccessStrategy strategy);
 extern bool setops_returns_packed(FunctionCallInfo fcinfo);
 extern Datum setops_packed_datum(SetopsKeyType type, const void *keys, int64 n,
 								 const char *fname);

@@ -49,6 +49,7 @@
 #include "args/args.h"
 #include "test_hooks.h"
 #include "engine/common/packed_format.h"
+#include "engine/cpu/packed_codec.h"
 
 /* Bytes of the first chunk kept: the largest header read from it. */
 #define HEAD_BYTES 64
@@ -562,31 +563,21 @@ report_bad_chunk(const ToastScan *ts, const struct varatt_external *pointer, int
 }
 
 /*
- * Read a stored array's keys from its TOAST chunks straight into room(n,
- * arg), skipping the detoasted copy (for a stream: the rows go into its
- * slot).  True with *keys and *n when done; false, nothing read, when the
- * value is not an uncompressed out-of-line one-dimensional array of
- * elemtype without NULLs, or room gives NULL: read it the usual way then
- * (which reports what is wrong with it).  The keys are not checked.
- *
- * key (unless NULL) gets the value's identity, as setops_read_stored_identity
- * reads it, from the chunk 0 this read fetches anyway (a reader filling the
- * device cache saves the index probe of its own); key->toastrelid is
- * InvalidOid unless the header was one this reads (room was then asked).
- * strategy: NULL, or how the TOAST pages are read (a reader of many rows'
- * ring of buffers).
+ * The chunks of the uncompressed out-of-line value at pointer, in order
+ * and checked as PostgreSQL checks them, copied from byte skip of its data
+ * on into the room head(chunk 0's bytes, arg) gives (NULL: nothing read).
+ * key (unless NULL) gets the value's identity from chunk 0 (its type
+ * fields are the caller's); key->toastrelid is InvalidOid unless head was
+ * asked.  strategy: NULL, or how the TOAST pages are read (a reader of
+ * many rows' ring of buffers).  The room read whole, or NULL.
  */
-bool
-setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void *arg),
-						void *arg, void **keys, int64 *n, SetopsCacheKey *key,
-						BufferAccessStrategy strategy)
+static char *
+read_chunks(const struct varatt_external *pointer, int skip,
+			void *(*head) (const char *data, int len, void *arg), void *arg,
+			SetopsCacheKey *key, BufferAccessStrategy strategy)
 {
-	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
-	struct varatt_external pointer;
-	int32		extsize;
-	int32		nchunks;
-	const int	hdr_bytes = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;
-	size_t		ks = elemtype == INT8OID ? 8 : 4;
+	int32		extsize = VARATT_EXTERNAL_GET_EXTSIZE(*pointer);
+	int32		nchunks = (extsize - 1) / TOAST_MAX_CHUNK_SIZE + 1;
 	char	   *dst = NULL;
 	ToastScan	ts;
 	HeapTuple	tuple;
@@ -598,45 +589,32 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 
 	if (key != NULL)
 		key->toastrelid = InvalidOid;
-	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
-		return false;
-	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
-	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
-		return false;
-	extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
-	if (extsize <= hdr_bytes || (extsize - hdr_bytes) % ks != 0)
-		return false;
-	nchunks = (extsize - 1) / TOAST_MAX_CHUNK_SIZE + 1;
-
-	toast_scan_begin(&ts, toast_table(pointer.va_toastrelid, &nblocks), &pointer, false,
+	toast_scan_begin(&ts, toast_table(pointer->va_toastrelid, &nblocks), pointer, false,
 					 strategy);
 	while ((tuple = toast_scan_next(&ts, &seq, &data, &len)) != NULL)
 	{
 		int			expected_len = seq < nchunks - 1 ? TOAST_MAX_CHUNK_SIZE :
 			extsize - (nchunks - 1) * TOAST_MAX_CHUNK_SIZE;
-		int64		at = (int64) seq * TOAST_MAX_CHUNK_SIZE - hdr_bytes;
+		int64		at = (int64) seq * TOAST_MAX_CHUNK_SIZE - skip;
 
 		if (len < 0 || seq != expected || seq >= nchunks || len != expected_len)
-			report_bad_chunk(&ts, &pointer, seq, expected, nchunks, len, expected_len);
+			report_bad_chunk(&ts, pointer, seq, expected, nchunks, len, expected_len);
 		if (seq == 0)
 		{
-			*n = array_head_count(data, len, elemtype, ks, extsize - hdr_bytes);
-			if (*n < 0)
+			if (len < skip)
 				break;
 			if (key != NULL)
 			{
-				char		head[HEAD_BYTES];
-				int			head_len;
+				char		first[HEAD_BYTES];
+				int			first_len;
 
-				identity_of_pointer(&pointer, ts.rel, key);
-				identity_from_chunk0(tuple, data, len, key, head, &head_len);
-				key->key_type = (uint8) setops_key_type_of(elemtype);
-				key->packed = false;
+				identity_of_pointer(pointer, ts.rel, key);
+				identity_from_chunk0(tuple, data, len, key, first, &first_len);
 			}
-			dst = room(*n, arg);
+			dst = head(data, len, arg);
 			if (dst == NULL)
 				break;
-			memcpy(dst, data + hdr_bytes, len - hdr_bytes);
+			memcpy(dst, data + skip, len - skip);
 		}
 		else
 			memcpy(dst + at, data, len);
@@ -646,14 +624,151 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg_internal("missing chunk number %d for toast value %u in %s",
-								 expected, pointer.va_valueid, RelationGetRelationName(ts.rel))));
+								 expected, pointer->va_valueid, RelationGetRelationName(ts.rel))));
 	toast_scan_end(&ts);
 	if (ts.rel != hold.rel)
 		table_close(ts.rel, AccessShareLock);
-	if (dst == NULL || tuple != NULL)
+	return tuple == NULL ? dst : NULL;
+}
+
+/* An array's head: its count checked against its size, then room for its keys. */
+typedef struct ArrayHead
+{
+	Oid			elemtype;
+	int64		data_bytes;
+	int64		n;
+	void	   *(*room) (int64 n, void *arg);
+	void	   *arg;
+} ArrayHead;
+
+static void *
+array_head(const char *data, int len, void *arg)
+{
+	ArrayHead  *h = (ArrayHead *) arg;
+
+	h->n = array_head_count(data, len, h->elemtype, h->elemtype == INT8OID ? 8 : 4,
+							h->data_bytes);
+	return h->n < 0 ? NULL : h->room(h->n, h->arg);
+}
+
+/*
+ * Read a stored array's keys from its TOAST chunks straight into room(n,
+ * arg), skipping the detoasted copy (for a stream: the rows go into its
+ * slot).  True with *keys and *n when done; false, nothing read, when the
+ * value is not an uncompressed out-of-line one-dimensional array of
+ * elemtype without NULLs, or room gives NULL: read it the usual way then
+ * (which reports what is wrong with it).  The keys are not checked.
+ *
+ * key (unless NULL) gets the value's identity, as setops_read_stored_identity
+ * reads it, from the chunk 0 this read fetches anyway (a reader filling the
+ * device cache saves the index probe of its own); key->toastrelid is
+ * InvalidOid unless the header was one this reads (room was then asked).
+ * strategy: as read_chunks.
+ */
+bool
+setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void *arg),
+						void *arg, void **keys, int64 *n, SetopsCacheKey *key,
+						BufferAccessStrategy strategy)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
+	struct varatt_external pointer;
+	const int	hdr_bytes = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;
+	size_t		ks = elemtype == INT8OID ? 8 : 4;
+	int32		extsize;
+	ArrayHead	head;
+	char	   *dst;
+
+	if (key != NULL)
+		key->toastrelid = InvalidOid;
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+		return false;
+	extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
+	if (extsize <= hdr_bytes || (extsize - hdr_bytes) % ks != 0)
+		return false;
+	head.elemtype = elemtype;
+	head.data_bytes = extsize - hdr_bytes;
+	head.n = -1;
+	head.room = room;
+	head.arg = arg;
+	dst = read_chunks(&pointer, hdr_bytes, array_head, &head, key, strategy);
+	if (key != NULL && head.n < 0)
+		key->toastrelid = InvalidOid;	/* (not an array this reads) */
+	else if (key != NULL && OidIsValid(key->toastrelid))
+	{
+		key->key_type = (uint8) setops_key_type_of(elemtype);
+		key->packed = false;
+	}
+	if (dst == NULL)
 		return false;
 	*keys = dst;
+	*n = head.n;
 	return true;
+}
+
+/* A packed value's head: all of it read into palloc'd room, its length word first. */
+static void *
+packed_head(const char *data, int len, void *arg)
+{
+	int32		extsize = *(int32 *) arg;
+	char	   *value = palloc_extended(VARHDRSZ + (Size) extsize, MCXT_ALLOC_HUGE);
+
+	SET_VARSIZE(value, VARHDRSZ + extsize);
+	return value + VARHDRSZ;
+}
+
+/*
+ * A stored packed value's keys decoded straight into room(n, type, arg),
+ * the value read whole (uncompressed, out of line: as the packed types
+ * store it) from its TOAST chunks into the current memory context, its
+ * identity into key as setops_read_stored_identity reads it.  True when
+ * decoded (the decoder checks their order).  False when not: with
+ * key->toastrelid and *n set when the value is sound but room gave NULL
+ * or its keys would not ascend (room's keys are then not to be used);
+ * else nothing known (read it the usual way, which says what is wrong).
+ * strategy: as read_chunks.
+ */
+bool
+setops_read_stored_packed_into(Datum datum,
+							   void *(*room) (int64 n, SetopsKeyType type, void *arg),
+							   void *arg, SetopsCacheKey *key, int64 *n,
+							   BufferAccessStrategy strategy)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
+	struct varatt_external pointer;
+	int32		extsize;
+	char	   *data;
+	const PackedHeader *h;
+	SetopsKeyType type;
+	void	   *keys;
+
+	key->toastrelid = InvalidOid;
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+		return false;
+	extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
+	data = read_chunks(&pointer, 0, packed_head, &extsize, key, strategy);
+	if (data == NULL)
+	{
+		key->toastrelid = InvalidOid;
+		return false;
+	}
+	h = (const PackedHeader *) (data - VARHDRSZ);
+	if (setops_packed_check(h, VARSIZE(h)) != NULL || h->n > (int64) MaxArraySize)
+	{
+		key->toastrelid = InvalidOid;
+		return false;
+	}
+	type = h->key_bytes == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	key->key_type = (uint8) type;
+	key->packed = true;
+	*n = h->n;
+	keys = room(h->n, type, arg);
+	return keys != NULL && setops_packed_decode_into(h, keys) == NULL;
 }
 
 /*

@@ -293,6 +293,82 @@ read_array_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 	return true;
 }
 
+/* Where a packed row's keys are decoded: room in the writer's request, the budget taken. */
+typedef struct PackedRoom
+{
+	ReadersShared *s;
+	PutList    *list;
+	uint64		taken;			/* bytes taken from the budget */
+	bool		roomed;			/* room given in the writer's request */
+} PackedRoom;
+
+static void *
+packed_room(int64 n, SetopsKeyType type, void *arg)
+{
+	PackedRoom *r = (PackedRoom *) arg;
+	uint64		bytes = (uint64) n * setops_key_size(type);
+	void	   *room;
+
+	if (!take_budget(r->s, bytes))
+		return NULL;
+	r->taken = bytes;
+	if (type != r->list->type)
+	{
+		put_listed(r->s, r->list);
+		r->list->type = type;
+		setops_service_put_retype(r->list->writer, type);
+	}
+	room = list_room(r->s, r->list, n);
+	r->roomed = room != NULL;
+	return room;
+}
+
+/*
+ * Row i, a packed value, read from its TOAST chunks (one index scan, its
+ * identity from chunk 0) and decoded straight into the writer's slot.
+ * False when it is better read the general way (a row larger than a
+ * request).
+ */
+static bool
+read_packed_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
+{
+	const struct varatt_external *pointer = &s->rows[i];
+	struct varlena *ptr;
+	SetopsCacheKey key;
+	PackedRoom	room = {s, list, 0, false};
+	MemoryContext old;
+	int64		n;
+	bool		decoded;
+
+	/* (as setops_read_stored_identity's rules, the key width not known yet) */
+	if (VARATT_EXTERNAL_IS_COMPRESSED(*pointer) ||
+		pointer->va_rawsize / (int64) setops_key_size(SETOPS_KEY_INT32) < s->min_keys)
+		return true;
+	old = MemoryContextSwitchTo(rowcxt);
+	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
+	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
+	memcpy(VARDATA_EXTERNAL(ptr), pointer, sizeof(struct varatt_external));
+	decoded = setops_read_stored_packed_into(PointerGetDatum(ptr), packed_room, &room, &key, &n,
+											 list->strategy);
+	MemoryContextSwitchTo(old);
+	/* (not one this reads, or not sound: the batch reads it and says why) */
+	if (!OidIsValid(key.toastrelid))
+		return true;
+	ROW_IDS(s)[i].key = key;
+	ROW_IDS(s)[i].n = n;
+	ROW_IDS(s)[i].read = true;
+	if (decoded)
+	{
+		list_row(list, &key, n);
+		return true;
+	}
+	/* not taken: its budget back; one larger than a request goes the general way */
+	if (room.roomed)
+		setops_service_put_drop(list->writer);
+	pg_atomic_fetch_add_u64(&s->budget, room.taken);
+	return room.taken == 0 || room.roomed;
+}
+
 /*
  * Row i read and listed for the cache when the batch would put it: stored
  * out of line by an identity whose header gives its count, within the
@@ -312,9 +388,10 @@ read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 		elog(ERROR, "%s: the test's planted error in reading row %lld ahead", s->fname,
 			 (long long) i);
 	MemoryContextReset(rowcxt);
-	if (OidIsValid(list->elemtype) && read_array_row(s, i, list, rowcxt))
+	if (OidIsValid(list->elemtype) ? read_array_row(s, i, list, rowcxt) :
+		read_packed_row(s, i, list, rowcxt))
 		return;
-	/* a packed value, or an array larger than a request: read, then copied */
+	/* a row larger than a request: read, then put alone */
 	old = MemoryContextSwitchTo(rowcxt);
 	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
 	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);

@@ -281,6 +281,17 @@ SELECT pg_temp.cold_copy('chunky_cold');
 SELECT pg_temp.diffs_in('chunky_cold') AS ring_cold_diffs;
 SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() = 51 AS ring_put_51;
 SELECT pg_temp.readers_ring(false);
+-- packed rows read ahead too, each decoded straight into the request
+-- (keys spread out, so that each value is stored out of line)
+CREATE TABLE chunky_packed AS
+SELECT id, ARRAY(SELECT x * 1009 + x * 7919 % 997 FROM unnest(k) x ORDER BY 1)::packed_int4 AS p
+FROM chunky;
+SELECT FROM pg_temp.readers_put();
+SELECT count(*) FILTER (WHERE j IS DISTINCT FROM array_jaccard(p, e::packed_int4)) AS packed_readers_diffs
+FROM (SELECT p, e, array_jaccard_batch(p, e::packed_int4) OVER (ORDER BY id) AS j
+      FROM chunky_packed, evens) s;
+SELECT current_setting('setops.device') <> 'gpu' OR pg_temp.readers_put() = 51 AS packed_readers_put_51;
+DROP TABLE chunky_packed;
 SELECT pg_temp.cold_copy('chunky_cold');
 INSERT INTO chunky_cold SELECT 40, ARRAY(SELECT i FROM generate_series(1, 3000) i) || 0
 ON CONFLICT (id) DO UPDATE SET k = excluded.k;
