@@ -708,27 +708,57 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 	return true;
 }
 
-/* A packed value's head: all of it read into palloc'd room, its length word first. */
+/*
+ * A packed value's head: its count and key width from chunk 0's header,
+ * room for its keys asked (NULL: read no further), then room for all of
+ * the value, its length word first.
+ */
+typedef struct PackedHead
+{
+	int32		extsize;
+	void	   *(*room) (int64 n, SetopsKeyType type, void *arg);
+	void	   *arg;
+	bool		sound;			/* the header read is one of a packed value */
+	int64		n;
+	SetopsKeyType type;
+	void	   *keys;			/* room's */
+} PackedHead;
+
 static void *
 packed_head(const char *data, int len, void *arg)
 {
-	int32		extsize = *(int32 *) arg;
-	char	   *value = palloc_extended(VARHDRSZ + (Size) extsize, MCXT_ALLOC_HUGE);
+	PackedHead *ph = (PackedHead *) arg;
+	PackedHeader h;
+	char	   *value;
 
-	SET_VARSIZE(value, VARHDRSZ + extsize);
+	/* (the chunks hold the value after its length word) */
+	if (len < (int) (sizeof(PackedHeader) - VARHDRSZ))
+		return NULL;
+	memcpy((char *) &h + VARHDRSZ, data, sizeof(PackedHeader) - VARHDRSZ);
+	if ((h.key_bytes != 4 && h.key_bytes != 8) || h.n < 0 || h.n > (int64) MaxArraySize)
+		return NULL;
+	ph->sound = true;
+	ph->n = h.n;
+	ph->type = h.key_bytes == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	ph->keys = ph->room(h.n, ph->type, ph->arg);
+	if (ph->keys == NULL)
+		return NULL;
+	value = palloc_extended(VARHDRSZ + (Size) ph->extsize, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(value, VARHDRSZ + ph->extsize);
 	return value + VARHDRSZ;
 }
 
 /*
  * A stored packed value's keys decoded straight into room(n, type, arg),
- * the value read whole (uncompressed, out of line: as the packed types
- * store it) from its TOAST chunks into the current memory context, its
- * identity into key as setops_read_stored_identity reads it.  True when
- * decoded (the decoder checks their order).  False when not: with
- * key->toastrelid and *n set when the value is sound but room gave NULL
- * or its keys would not ascend (room's keys are then not to be used);
- * else nothing known (read it the usual way, which says what is wrong).
- * strategy: as read_chunks.
+ * which its header's count and key width are asked of before the rest is
+ * read; the value read whole (uncompressed, out of line: as the packed
+ * types store it) from its TOAST chunks into the current memory context,
+ * checked, and its identity put into key as setops_read_stored_identity
+ * reads it.  True when decoded (the decoder checks their order).  False
+ * when not: with key->toastrelid and *n set when its header is sound but
+ * room gave NULL (nothing more read) or its keys would not ascend (room's
+ * keys are then not to be used); else nothing known (read it the usual
+ * way, which says what is wrong).  strategy: as read_chunks.
  */
 bool
 setops_read_stored_packed_into(Datum datum,
@@ -738,11 +768,9 @@ setops_read_stored_packed_into(Datum datum,
 {
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
 	struct varatt_external pointer;
-	int32		extsize;
+	PackedHead	ph;
 	char	   *data;
 	const PackedHeader *h;
-	SetopsKeyType type;
-	void	   *keys;
 
 	key->toastrelid = InvalidOid;
 	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
@@ -750,25 +778,29 @@ setops_read_stored_packed_into(Datum datum,
 	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
 	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
 		return false;
-	extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
-	data = read_chunks(&pointer, 0, packed_head, &extsize, key, strategy);
-	if (data == NULL)
+	memset(&ph, 0, sizeof(ph));
+	ph.extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
+	ph.room = room;
+	ph.arg = arg;
+	data = read_chunks(&pointer, 0, packed_head, &ph, key, strategy);
+	if (!ph.sound)
 	{
 		key->toastrelid = InvalidOid;
 		return false;
 	}
-	h = (const PackedHeader *) (data - VARHDRSZ);
-	if (setops_packed_check(h, VARSIZE(h)) != NULL || h->n > (int64) MaxArraySize)
-	{
-		key->toastrelid = InvalidOid;
-		return false;
-	}
-	type = h->key_bytes == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
-	key->key_type = (uint8) type;
+	key->key_type = (uint8) ph.type;
 	key->packed = true;
-	*n = h->n;
-	keys = room(h->n, type, arg);
-	return keys != NULL && setops_packed_decode_into(h, keys) == NULL;
+	*n = ph.n;
+	if (data == NULL)
+		return false;
+	h = (const PackedHeader *) (data - VARHDRSZ);
+	if (setops_packed_check(h, VARSIZE(h)) != NULL)
+	{
+		/* (not sound after all: its identity is not to be kept) */
+		key->toastrelid = InvalidOid;
+		return false;
+	}
+	return setops_packed_decode_into(h, ph.keys) == NULL;
 }
 
 /*

@@ -191,6 +191,15 @@ list_room(ReadersShared *s, PutList *list, int64 n)
 	return setops_service_put_room(list->writer, n);
 }
 
+/* Row i's identity as read here, for the backend to learn. */
+static void
+learn_row(ReadersShared *s, int64 i, const SetopsCacheKey *key, int64 n)
+{
+	ROW_IDS(s)[i].key = *key;
+	ROW_IDS(s)[i].n = n;
+	ROW_IDS(s)[i].read = true;
+}
+
 /* The row given room last, its keys written and in order, is key's: listed. */
 static void
 list_row(PutList *list, const SetopsCacheKey *key, int64 n)
@@ -251,6 +260,8 @@ read_array_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 	ArrayRoom	room;
 	void	   *data;
 	int64		n;
+	bool		read;
+	MemoryContext old;
 
 	/* (as setops_read_stored_identity's rules: smaller ones are not by identity) */
 	if (VARATT_EXTERNAL_IS_COMPRESSED(*pointer) || pointer->va_rawsize < hdr ||
@@ -259,23 +270,25 @@ read_array_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 	/* the count a one-dimensional array without NULLs of this size holds */
 	room.n = (pointer->va_rawsize - hdr) / ks;
 	bytes = (uint64) room.n * ks;
+	/* (past the budget: the general way, which learns its identity in one probe) */
 	if (!take_budget(s, bytes))
-		return true;
+		return false;
 	room.room = list_room(s, list, room.n);
 	if (room.room == NULL)
 	{
 		pg_atomic_fetch_add_u64(&s->budget, bytes);
 		return false;
 	}
-	ptr = MemoryContextAlloc(rowcxt, VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
+	old = MemoryContextSwitchTo(rowcxt);
+	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
 	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
 	memcpy(VARDATA_EXTERNAL(ptr), pointer, sizeof(struct varatt_external));
-	if (setops_read_stored_into(PointerGetDatum(ptr), list->elemtype, array_room, &room,
-								&data, &n, &key, list->strategy))
+	read = setops_read_stored_into(PointerGetDatum(ptr), list->elemtype, array_room, &room,
+								   &data, &n, &key, list->strategy);
+	MemoryContextSwitchTo(old);
+	if (read)
 	{
-		ROW_IDS(s)[i].key = key;
-		ROW_IDS(s)[i].n = n;
-		ROW_IDS(s)[i].read = true;
+		learn_row(s, i, &key, n);
 		memset(&keys, 0, sizeof(keys));
 		keys.form = SETOPS_KEYS_PLAIN;
 		keys.type = list->type;
@@ -351,21 +364,21 @@ read_packed_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 	decoded = setops_read_stored_packed_into(PointerGetDatum(ptr), packed_room, &room, &key, &n,
 											 list->strategy);
 	MemoryContextSwitchTo(old);
-	/* (not one this reads, or not sound: the batch reads it and says why) */
-	if (!OidIsValid(key.toastrelid))
-		return true;
-	ROW_IDS(s)[i].key = key;
-	ROW_IDS(s)[i].n = n;
-	ROW_IDS(s)[i].read = true;
 	if (decoded)
 	{
+		learn_row(s, i, &key, n);
 		list_row(list, &key, n);
 		return true;
 	}
-	/* not taken: its budget back; one larger than a request goes the general way */
+	/* not taken: its budget back */
 	if (room.roomed)
 		setops_service_put_drop(list->writer);
 	pg_atomic_fetch_add_u64(&s->budget, room.taken);
+	/* (not one this reads, or not sound: the batch reads it and says why) */
+	if (!OidIsValid(key.toastrelid))
+		return true;
+	learn_row(s, i, &key, n);
+	/* one larger than a request (only its header read) goes the general way */
 	return room.taken == 0 || room.roomed;
 }
 
@@ -400,9 +413,7 @@ read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 	if (!setops_read_stored_identity(PointerGetDatum(ptr), s->argtype, 1, true, keys,
 									 s->min_keys))
 		goto done;
-	ROW_IDS(s)[i].key = *keys->cache_key;
-	ROW_IDS(s)[i].n = keys->n;
-	ROW_IDS(s)[i].read = true;
+	learn_row(s, i, keys->cache_key, keys->n);
 	bytes = (uint64) keys->n * setops_key_size(keys->type);
 	if (!take_budget(s, bytes))
 		goto done;

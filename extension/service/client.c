@@ -965,9 +965,9 @@ setops_service_cache_put_rows(SetopsKeyType key_type, int64 nrows,
 /*
  * A writer of REQ_CACHE_PUT_ROWS requests whose rows are read straight
  * into the slot (a parallel reader's: one copy of each row fewer than
- * setops_service_cache_put_rows).  The slot, claimed at the first room
- * asked and kept from one request to the next, holds the rows' headers
- * first (room for max_rows) and then their keys, each ROW_ROOM apart.
+ * setops_service_cache_put_rows).  The slot, claimed at a request's first
+ * room and given back once it is answered, holds the rows' headers first
+ * (room for max_rows) and then their keys, each ROW_ROOM apart.
  */
 struct SetopsPutWriter
 {
@@ -1053,7 +1053,7 @@ setops_service_put_rows_written(const SetopsPutWriter *w)
 
 /*
  * Send the rows committed (none: nothing to send); kept[i] says which the
- * cache holds now.  The slot stays claimed for the next request.
+ * cache holds now.  The slot is given back.
  */
 SetopsGpuStatus
 setops_service_put_send(SetopsPutWriter *w, bool *kept, char *errbuf, size_t errlen)
@@ -1071,15 +1071,16 @@ setops_service_put_send(SetopsPutWriter *w, bool *kept, char *errbuf, size_t err
 	w->slot->req.put_rows.nrows = w->nrows;
 	w->slot->req.put_rows.off_rows = 0;
 	status = submit_and_wait(w->slot, errbuf, errlen);
-	if (my_slot != w->slot)
-		w->slot = NULL;			/* (abandoned: the service went away) */
-	else
+	/* (not ours any more when abandoned: the service went away) */
+	if (my_slot == w->slot)
 	{
 		rows = (ServiceCachePutRow *) service_slot_data(w->slot);
 		for (i = 0; status == SETOPS_GPU_OK && i < w->nrows; i++)
 			kept[i] = rows[i].kept;
-		pg_atomic_write_u32(&w->slot->state, SLOT_CLAIMED);
+		/* (given back: a reader reading its next rows keeps no one else waiting) */
+		release_slot();
 	}
+	w->slot = NULL;
 	w->nrows = 0;
 	w->off = w->keys_at;
 	return status;

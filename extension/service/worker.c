@@ -390,15 +390,25 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	/* (one already there held first: copying the other there cannot evict it) */
 	b_first = r->a_cached && r->b_cached && !service_cache_on(&a_ref, job->device) &&
 		service_cache_on(&b_ref, job->device);
-	if (b_first)
-		status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
-									errbuf, errlen);
-	if (status == SETOPS_GPU_OK && r->a_cached)
-		status = service_cache_hold(&a_ref, job->device, &job->holds[0], &args.a_dev,
-									errbuf, errlen);
-	if (status == SETOPS_GPU_OK && r->b_cached && !b_first)
-		status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
-									errbuf, errlen);
+	/* (an ERROR while holding, a copy between devices stopped, say, drops the job and its holds) */
+	PG_TRY();
+	{
+		if (b_first)
+			status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
+										errbuf, errlen);
+		if (status == SETOPS_GPU_OK && r->a_cached)
+			status = service_cache_hold(&a_ref, job->device, &job->holds[0], &args.a_dev,
+										errbuf, errlen);
+		if (status == SETOPS_GPU_OK && r->b_cached && !b_first)
+			status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
+										errbuf, errlen);
+	}
+	PG_CATCH();
+	{
+		service_exec_drop(job);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	if (status != SETOPS_GPU_OK)
 	{
 		service_exec_drop(job);

@@ -120,6 +120,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	ServiceCacheHold *holds = NULL;
 	int64		i;
 	int			device = 0;
+	volatile bool ran = false;
 
 	memset(&args, 0, sizeof(args));
 	args.op = r->op;
@@ -140,33 +141,32 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		args.out_keys = base + r->off_out;
 		args.out_pos = r->want_pos ? (int64_t *) (base + r->off_pos) : NULL;
 	}
-	/* the cached rows on the device the batch runs on, held until it ran */
 	if (slot->kind == REQ_COUNT_BATCH && r->ncached > 0)
 	{
 		a_dev = palloc0(sizeof(void *) * np);
 		holds = palloc0(sizeof(ServiceCacheHold) * r->ncached);
-		if (!hold_cached_rows(slot, &device, a_dev, holds, &status, errbuf, errlen))
-		{
-			for (i = 0; i < r->ncached; i++)
-				service_cache_release(&holds[i]);
-			pfree(a_dev);
-			pfree(holds);
-			return status;
-		}
-		args.a_dev = a_dev;
 	}
 	/*
-	 * (the holds go also when an ERROR fails the request: the emulated
-	 * device's CPU engine raises one when the backend gave up, and the
-	 * rows would stay pinned, never to be evicted)
+	 * The cached rows on the device the batch runs on, held until it ran;
+	 * the holds go also when an ERROR fails the request (the emulated
+	 * device's CPU engine raises one when the backend gave up, a copy
+	 * between devices may too), or the rows would stay pinned, never to be
+	 * evicted.
 	 */
 	PG_TRY();
 	{
-		status = service_device->use(device, errbuf, errlen);
-		if (status == SETOPS_GPU_OK && slot->kind == REQ_COUNT_BATCH)
-			status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
-		else if (status == SETOPS_GPU_OK)
-			status = service_device->setop_batch(&args, errbuf, errlen);
+		status = SETOPS_GPU_OK;
+		if (holds == NULL || hold_cached_rows(slot, &device, a_dev, holds, &status,
+											  errbuf, errlen))
+		{
+			ran = true;
+			args.a_dev = a_dev;
+			status = service_device->use(device, errbuf, errlen);
+			if (status == SETOPS_GPU_OK && slot->kind == REQ_COUNT_BATCH)
+				status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
+			else if (status == SETOPS_GPU_OK)
+				status = service_device->setop_batch(&args, errbuf, errlen);
+		}
 	}
 	PG_FINALLY();
 	{
@@ -179,6 +179,9 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		pfree(a_dev);
 		pfree(holds);
 	}
+	/* (rows missing: nothing ran, the backend sends them and asks again) */
+	if (!ran)
+		return status;
 	slot->out_count = args.out_count;
 	slot->ms_upload = args.ms_upload;
 	slot->ms_kernel = args.ms_kernel;
