@@ -191,6 +191,17 @@ list_room(ReadersShared *s, PutList *list, int64 n)
 	return setops_service_put_room(list->writer, n);
 }
 
+/* Row i's TOAST pointer as a datum (in the current memory context). */
+static Datum
+row_datum(ReadersShared *s, int64 i)
+{
+	struct varlena *ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
+
+	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
+	memcpy(VARDATA_EXTERNAL(ptr), &s->rows[i], sizeof(struct varatt_external));
+	return PointerGetDatum(ptr);
+}
+
 /* Row i's identity as read here, for the backend to learn. */
 static void
 learn_row(ReadersShared *s, int64 i, const SetopsCacheKey *key, int64 n)
@@ -254,7 +265,6 @@ read_array_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 	size_t		ks = setops_key_size(list->type);
 	int64		hdr = ARR_OVERHEAD_NONULLS(1);
 	uint64		bytes;
-	struct varlena *ptr;
 	SetopsCacheKey key;
 	SetopsKeys	keys;
 	ArrayRoom	room;
@@ -280,10 +290,7 @@ read_array_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 		return false;
 	}
 	old = MemoryContextSwitchTo(rowcxt);
-	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
-	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
-	memcpy(VARDATA_EXTERNAL(ptr), pointer, sizeof(struct varatt_external));
-	read = setops_read_stored_into(PointerGetDatum(ptr), list->elemtype, array_room, &room,
+	read = setops_read_stored_into(row_datum(s, i), list->elemtype, array_room, &room,
 								   &data, &n, &key, list->strategy);
 	MemoryContextSwitchTo(old);
 	if (read)
@@ -346,7 +353,6 @@ static bool
 read_packed_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 {
 	const struct varatt_external *pointer = &s->rows[i];
-	struct varlena *ptr;
 	SetopsCacheKey key;
 	PackedRoom	room = {s, list, 0, false};
 	MemoryContext old;
@@ -358,10 +364,7 @@ read_packed_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 		pointer->va_rawsize / (int64) setops_key_size(SETOPS_KEY_INT32) < s->min_keys)
 		return true;
 	old = MemoryContextSwitchTo(rowcxt);
-	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
-	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
-	memcpy(VARDATA_EXTERNAL(ptr), pointer, sizeof(struct varatt_external));
-	decoded = setops_read_stored_packed_into(PointerGetDatum(ptr), packed_room, &room, &key, &n,
+	decoded = setops_read_stored_packed_into(row_datum(s, i), packed_room, &room, &key, &n,
 											 list->strategy);
 	MemoryContextSwitchTo(old);
 	if (decoded)
@@ -391,7 +394,6 @@ read_packed_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 static void
 read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 {
-	struct varlena *ptr;
 	SetopsKeys *keys;
 	uint64		bytes;
 	void	   *room;
@@ -406,11 +408,8 @@ read_row(ReadersShared *s, int64 i, PutList *list, MemoryContext rowcxt)
 		return;
 	/* a row larger than a request: read, then put alone */
 	old = MemoryContextSwitchTo(rowcxt);
-	ptr = palloc(VARHDRSZ_EXTERNAL + sizeof(struct varatt_external));
-	SET_VARTAG_EXTERNAL(ptr, VARTAG_ONDISK);
-	memcpy(VARDATA_EXTERNAL(ptr), &s->rows[i], sizeof(struct varatt_external));
 	keys = palloc(sizeof(SetopsKeys));
-	if (!setops_read_stored_identity(PointerGetDatum(ptr), s->argtype, 1, true, keys,
+	if (!setops_read_stored_identity(row_datum(s, i), s->argtype, 1, true, keys,
 									 s->min_keys))
 		goto done;
 	learn_row(s, i, keys->cache_key, keys->n);
