@@ -637,6 +637,18 @@ read_chunks(const struct varatt_external *pointer, int skip,
 	return tuple == NULL ? dst : NULL;
 }
 
+/* The TOAST pointer of datum when it is an uncompressed value stored out of line. */
+static bool
+uncompressed_pointer(Datum datum, struct varatt_external *pointer)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(*pointer, ptr);
+	return !VARATT_EXTERNAL_IS_COMPRESSED(*pointer);
+}
+
 /* An array's head: its count checked against its size, then room for its keys. */
 typedef struct ArrayHead
 {
@@ -676,7 +688,6 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 						void *arg, void **keys, int64 *n, SetopsCacheKey *key,
 						BufferAccessStrategy strategy)
 {
-	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
 	struct varatt_external pointer;
 	const int	hdr_bytes = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;
 	size_t		ks = elemtype == INT8OID ? 8 : 4;
@@ -686,10 +697,7 @@ setops_read_stored_into(Datum datum, Oid elemtype, void *(*room) (int64 n, void 
 
 	if (key != NULL)
 		key->toastrelid = InvalidOid;
-	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
-		return false;
-	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
-	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+	if (!uncompressed_pointer(datum, &pointer))
 		return false;
 	extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
 	if (extsize <= hdr_bytes || (extsize - hdr_bytes) % ks != 0)
@@ -772,17 +780,13 @@ setops_read_stored_packed_into(Datum datum,
 							   void *arg, SetopsCacheKey *key, int64 *n,
 							   BufferAccessStrategy strategy)
 {
-	struct varlena *ptr = (struct varlena *) DatumGetPointer(datum);
 	struct varatt_external pointer;
 	PackedHead	ph;
 	char	   *data;
 	const PackedHeader *h;
 
 	key->toastrelid = InvalidOid;
-	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
-		return false;
-	VARATT_EXTERNAL_GET_POINTER(pointer, ptr);
-	if (VARATT_EXTERNAL_IS_COMPRESSED(pointer))
+	if (!uncompressed_pointer(datum, &pointer))
 		return false;
 	memset(&ph, 0, sizeof(ph));
 	ph.extsize = VARATT_EXTERNAL_GET_EXTSIZE(pointer);
