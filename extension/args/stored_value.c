@@ -637,6 +637,25 @@ read_chunks(const struct varatt_external *pointer, int skip,
 	return tuple == NULL ? dst : NULL;
 }
 
+/*
+ * A packed value's key count from its header's bytes (those after the
+ * length word), and its key width, or -1 when they are not a packed
+ * value's.
+ */
+static int64
+packed_head_count(const char *head, int head_len, int *key_bytes)
+{
+	PackedHeader h;
+
+	if (head_len < (int) (sizeof(PackedHeader) - VARHDRSZ))
+		return -1;
+	memcpy((char *) &h + VARHDRSZ, head, sizeof(PackedHeader) - VARHDRSZ);
+	if ((h.key_bytes != 4 && h.key_bytes != 8) || h.n < 0 || h.n > (int64) MaxArraySize)
+		return -1;
+	*key_bytes = h.key_bytes;
+	return h.n;
+}
+
 /* The TOAST pointer of datum when it is an uncompressed value stored out of line. */
 static bool
 uncompressed_pointer(Datum datum, struct varatt_external *pointer)
@@ -742,19 +761,16 @@ static void *
 packed_head(const char *data, int len, void *arg)
 {
 	PackedHead *ph = (PackedHead *) arg;
-	PackedHeader h;
+	int			key_bytes;
 	char	   *value;
 
 	/* (the chunks hold the value after its length word) */
-	if (len < (int) (sizeof(PackedHeader) - VARHDRSZ))
-		return NULL;
-	memcpy((char *) &h + VARHDRSZ, data, sizeof(PackedHeader) - VARHDRSZ);
-	if ((h.key_bytes != 4 && h.key_bytes != 8) || h.n < 0 || h.n > (int64) MaxArraySize)
+	ph->n = packed_head_count(data, len, &key_bytes);
+	if (ph->n < 0)
 		return NULL;
 	ph->sound = true;
-	ph->n = h.n;
-	ph->type = h.key_bytes == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
-	ph->keys = ph->room(h.n, ph->type, ph->arg);
+	ph->type = key_bytes == 8 ? SETOPS_KEY_INT64 : SETOPS_KEY_INT32;
+	ph->keys = ph->room(ph->n, ph->type, ph->arg);
 	if (ph->keys == NULL)
 		return NULL;
 	value = palloc_extended(VARHDRSZ + (Size) ph->extsize, MCXT_ALLOC_HUGE);
@@ -828,14 +844,10 @@ stored_count(const SetopsCacheKey *key, bool compressed, const char *head, int h
 	if (key->packed)
 	{
 		/* packed types are never compressed (STORAGE external) */
-		PackedHeader h;
+		int			key_bytes;
+		int64		n = compressed ? -1 : packed_head_count(head, head_len, &key_bytes);
 
-		if (compressed || head_len < (int) (sizeof(PackedHeader) - VARHDRSZ))
-			return -1;
-		memcpy((char *) &h + VARHDRSZ, head, sizeof(PackedHeader) - VARHDRSZ);
-		if (h.key_bytes != ks || h.n < 0 || h.n > (int64) MaxArraySize)
-			return -1;
-		return h.n;
+		return n >= 0 && (size_t) key_bytes == ks ? n : -1;
 	}
 	if (compressed)
 		return key->rawsize > ARR_OVERHEAD_NONULLS(1) ?
