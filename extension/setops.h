@@ -105,6 +105,7 @@ typedef struct SetopsServiceStats
 	double		run_ms;			/* summed running time */
 	int64		copies;			/* cached arrays copied to the device for a request */
 	double		dispatch_ms;	/* the main thread's time handing requests on (all devices) */
+	double		request_cpu_ms; /* the service's CPU time a request (all devices) */
 } SetopsServiceStats;
 
 /* ---- arguments (args/) as the layers above pass them ---- */

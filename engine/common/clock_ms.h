@@ -17,4 +17,15 @@ setops_clock_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The calling thread's CPU time, nanoseconds (a system call, not the vDSO). */
+static inline unsigned long long
+setops_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (unsigned long long) ts.tv_sec * 1000000000ULL + (unsigned long long) ts.tv_nsec;
+}
+
 #endif							/* SETOPS_CLOCK_MS_H */

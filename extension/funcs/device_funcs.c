@@ -139,8 +139,9 @@ setops_cache_stats(PG_FUNCTION_ARGS)
  * one row per device (none without the service): its streams, operations
  * queued or running now, operations run, launches (counts that waited
  * together share one), operations that shared a launch, the summed waits
- * for a stream and running times (ms), and cached arrays copied to it for
- * a request.
+ * for a stream and running times (ms), cached arrays copied to it for a
+ * request, the main thread's time handing requests on and the service's
+ * CPU time a request (the last two for all devices).
  */
 Datum
 setops_service_stats(PG_FUNCTION_ARGS)
@@ -154,8 +155,8 @@ setops_service_stats(PG_FUNCTION_ARGS)
 	n = setops_devices_service_stats(stats);
 	for (i = 0; i < n; i++)
 	{
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[11];
+		bool		nulls[11] = {0};
 
 		values[0] = Int32GetDatum(i);
 		values[1] = Int32GetDatum(stats[i].streams);
@@ -167,6 +168,7 @@ setops_service_stats(PG_FUNCTION_ARGS)
 		values[7] = Float8GetDatum(stats[i].run_ms);
 		values[8] = Int64GetDatum(stats[i].copies);
 		values[9] = Float8GetDatum(stats[i].dispatch_ms);
+		values[10] = Float8GetDatum(stats[i].request_cpu_ms);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -3,9 +3,9 @@
 -- 0.4: what the GPU service does.  setops_service_stats() (and the view
 -- setops_service over it): per device, its streams, the requests queued or
 -- running, and the requests, launches, shared launches, waiting and running
--- times and cache copies since the server started, and the time its main
--- thread took handing requests on.  setops_last_timing()
--- gains four columns for the last request (the GPU that answered, its wait
+-- times and cache copies since the server started, the time its main
+-- thread took handing requests on, and its CPU time a request.
+-- setops_last_timing() gains four columns for the last request (the GPU that answered, its wait
 -- for a stream, the requests that shared its launch, why it ran where it
 -- ran): a function's result type cannot be altered, so it is dropped and
 -- created again (the library fills as many columns as the definition it is
@@ -21,12 +21,13 @@ CREATE FUNCTION setops_service_stats(
     OUT wait_ms float8,
     OUT run_ms float8,
     OUT copies int8,
-    OUT dispatch_ms float8)
+    OUT dispatch_ms float8,
+    OUT request_cpu_ms float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'setops_service_stats'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION setops_service_stats() IS
-'per device of the GPU service: its streams (requests run side by side), requests queued or running now, requests run, launches (trips to the device: counts that waited together share one), requests that shared a launch, summed time requests waited for a stream and ran (ms), cached arrays copied to the device for a request, and the summed time the service''s main thread took to hand requests on (ms; one thread takes every device''s requests, so every row shows the same); no rows without the service';
+'per device of the GPU service: its streams (requests run side by side), requests queued or running now, requests run, launches (trips to the device: counts that waited together share one), requests that shared a launch, summed time requests waited for a stream and ran (ms), cached arrays copied to the device for a request, the summed time the service''s main thread took to hand requests on (ms; one thread takes every device''s requests, so every row shows the same), and the CPU time the service''s threads spend on a request (ms, a moving average, polling left out; the same in every row); no rows without the service';
 
 CREATE VIEW setops_service AS SELECT * FROM setops_service_stats();
 COMMENT ON VIEW setops_service IS

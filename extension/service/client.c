@@ -101,6 +101,18 @@ setops_service_device_count(char *errbuf, size_t errlen)
 	return n;
 }
 
+/*
+ * The CPU time the service's threads spend on a request, milliseconds, as
+ * last measured (0 before the first, or without the service).
+ */
+double
+setops_service_request_cpu_ms(void)
+{
+	if (setops_service == NULL)
+		return 0;
+	return pg_atomic_read_u64(&setops_service->request_cpu_ns) / 1e6;
+}
+
 SetopsGpuStatus
 setops_service_device_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
 {
@@ -1295,6 +1307,7 @@ setops_service_load_stats(SetopsServiceStats *stats)
 		stats[d].run_ms = pg_atomic_read_u64(&l->run_us) / 1000.0;
 		stats[d].copies = (int64) pg_atomic_read_u64(&l->copies);
 		stats[d].dispatch_ms = pg_atomic_read_u64(&setops_service->dispatch_us) / 1000.0;
+		stats[d].request_cpu_ms = setops_service_request_cpu_ms();
 	}
 	return n;
 }

@@ -30,6 +30,7 @@ extern void service_release_stream_slot(ServiceSlot *slot, uint64 token);
  * running.
  */
 extern int	setops_service_device_count(char *errbuf, size_t errlen);
+extern double setops_service_request_cpu_ms(void);
 extern SetopsGpuStatus setops_service_device_info(int index, SetopsGpuDeviceInfo *info,
 												  char *errbuf, size_t errlen);
 extern SetopsGpuStatus setops_service_setop(SetopsGpuSetopArgs *args,

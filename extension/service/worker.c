@@ -117,6 +117,9 @@ service_shmem_startup(void)
 		pg_atomic_init_u64(&setops_service->live, 0);
 		pg_atomic_init_u32(&setops_service->caching, 0);
 		pg_atomic_init_u64(&setops_service->dispatch_us, 0);
+		pg_atomic_init_u64(&setops_service->exec_cpu_ns, 0);
+		pg_atomic_init_u64(&setops_service->exec_jobs, 0);
+		pg_atomic_init_u64(&setops_service->request_cpu_ns, 0);
 		for (i = 0; i < SERVICE_MAX_DEVICES; i++)
 		{
 			ServiceDeviceStats *d = &setops_service->load[i];
@@ -546,6 +549,57 @@ finish_slot(ServiceSlot *slot, int slot_index)
 	}
 }
 
+/*
+ * The main thread's CPU time on every REQUEST_CPU_EVERY-th request it hands
+ * on (a thread's CPU clock is a system call: as long as handing a small
+ * request on), for request_cpu_ns.
+ */
+#define REQUEST_CPU_EVERY 16
+#define REQUEST_CPU_PUBLISH_MS 100
+static uint64 requests_served = 0;
+static uint64 requests_sampled = 0;
+static uint64 sampled_cpu_ns = 0;
+
+/*
+ * What a request costs the service's threads in CPU time, published at
+ * most every REQUEST_CPU_PUBLISH_MS (a moving average over the intervals
+ * that served requests): the main thread's share, sampled, and the
+ * executors' CPU time per job.
+ */
+static void
+publish_request_cpu(void)
+{
+	static double last_ms = 0;
+	static uint64 last_sampled = 0,
+				last_sampled_ns = 0,
+				last_jobs = 0,
+				last_exec_ns = 0;
+	double		now = setops_clock_ms(),
+				per_ns,
+				old;
+	uint64		jobs,
+				exec_ns;
+
+	if (now - last_ms < REQUEST_CPU_PUBLISH_MS)
+		return;
+	last_ms = now;
+	jobs = pg_atomic_read_u64(&setops_service->exec_jobs);
+	exec_ns = pg_atomic_read_u64(&setops_service->exec_cpu_ns);
+	if (requests_sampled > last_sampled)
+	{
+		per_ns = (double) (sampled_cpu_ns - last_sampled_ns) / (requests_sampled - last_sampled);
+		if (jobs > last_jobs)
+			per_ns += (double) (exec_ns - last_exec_ns) / (jobs - last_jobs);
+		old = (double) pg_atomic_read_u64(&setops_service->request_cpu_ns);
+		pg_atomic_write_u64(&setops_service->request_cpu_ns,
+							(uint64) (old == 0 ? per_ns : old + 0.3 * (per_ns - old)));
+	}
+	last_sampled = requests_sampled;
+	last_sampled_ns = sampled_cpu_ns;
+	last_jobs = jobs;
+	last_exec_ns = exec_ns;
+}
+
 /* Serve every submitted slot once, starting after the last one served. */
 static void
 serve_slots(int *next)
@@ -553,6 +607,8 @@ serve_slots(int *next)
 	int			start = *next,
 				k;
 	double		t0;
+	bool		sample;
+	unsigned long long cpu0;
 
 	if (service_exec_reap())
 		gpu_still_usable();
@@ -568,6 +624,8 @@ serve_slots(int *next)
 		pg_read_barrier();
 		pg_atomic_write_u32(&slot->state, SLOT_RUNNING);
 		t0 = setops_clock_ms();
+		sample = requests_served++ % REQUEST_CPU_EVERY == 0;
+		cpu0 = sample ? setops_thread_cpu_ns() : 0;
 		if (pg_atomic_read_u32(&slot->abandoned) == 0)
 		{
 			MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "setops request",
@@ -608,6 +666,11 @@ serve_slots(int *next)
 		request_in_flight = false;
 		pg_atomic_fetch_add_u64(&setops_service->dispatch_us,
 								(uint64) ((setops_clock_ms() - t0) * 1000));
+		if (sample)
+		{
+			sampled_cpu_ns += setops_thread_cpu_ns() - cpu0;
+			requests_sampled++;
+		}
 		CHECK_FOR_INTERRUPTS();
 		gpu_still_usable();
 	}
@@ -693,6 +756,7 @@ setops_service_main(Datum arg)
 	{
 		ResetLatch(MyLatch);
 		serve_slots(&next);
+		publish_request_cpu();
 		/* (backends set the latch when they submit: polled, no signal is sent) */
 		if (!service_poll(NULL, &MyLatch->is_set))
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

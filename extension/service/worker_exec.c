@@ -224,8 +224,8 @@ executor_main(void *arg)
 	for (;;)
 	{
 		int			n = 0;
-
 		bool		polled = false;
+		unsigned long long cpu0;
 
 		pthread_mutex_lock(&q->lock);
 		while (q->head == NULL && !stopping)
@@ -254,10 +254,14 @@ executor_main(void *arg)
 		pthread_mutex_unlock(&q->lock);
 		if (n == 0)
 			return NULL;
+		cpu0 = setops_thread_cpu_ns();
 		if (n == 1)
 			run_job(x, jobs[0]);
 		else
 			run_counts(x, jobs, n);
+		/* (the service's CPU time per request: setops_service->request_cpu_ns) */
+		pg_atomic_fetch_add_u64(&setops_service->exec_cpu_ns, setops_thread_cpu_ns() - cpu0);
+		pg_atomic_fetch_add_u64(&setops_service->exec_jobs, n);
 	}
 }
 

@@ -90,7 +90,8 @@ SELECT count(*) = (SELECT count(*) FROM setops_devices()) AS one_row_per_device,
        count(*) = count(DISTINCT device) AS devices_distinct,
        coalesce(bool_and(device >= 0 AND streams >= 1 AND queued >= 0 AND requests >= 0
                          AND launches >= 0 AND batched >= 0 AND wait_ms >= 0 AND run_ms >= 0
-                         AND copies >= 0 AND dispatch_ms >= 0), true) AS rows_ok
+                         AND copies >= 0 AND dispatch_ms >= 0
+                         AND request_cpu_ms >= 0), true) AS rows_ok
 FROM setops_service;
 -- differs by machine: f without the service, t with it (and the requests
 -- of gpu mode above)
