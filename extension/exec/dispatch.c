@@ -334,12 +334,20 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * decides, and near its threshold (within 8 times) a call now and then
  * tries the other engine; once both are known, the slower one is still
  * tried at times, rarely enough that trying costs under 2% of the time.
+ *
+ * A try is a run of ROUTE_TRY_CALLS calls of the bucket, the first not
+ * counted: a lone call sent to a GPU service that has been idle finds its
+ * threads asleep and its GPU idle, and learnt from such calls the GPU
+ * looked five times slower than it answers calls that follow each other
+ * (one H200, 20k-key counts, one session: tries 0.25 ms, calls in gpu
+ * mode 0.045 ms, so auto stayed on the CPU engine at 0.66x gpu's rate).
  */
 #define ROUTE_BUCKETS 40
 #define ROUTE_MIN_ELEMENTS 4096		/* fewer: never worth a trip to the GPU */
 #define ROUTE_ALPHA 0.2				/* weight of a new measurement */
 #define ROUTE_KNOWN 3				/* calls before an average decides (the first not counted) */
 #define ROUTE_LOAD_MS 100			/* how often the CPUs' load is sampled */
+#define ROUTE_TRY_CALLS 4			/* a try's calls on the other engine, the first not counted */
 
 typedef enum RouteKind
 {
@@ -361,10 +369,20 @@ typedef struct RouteAverage
 /* [kind][stored][bucket][gpu] */
 static RouteAverage route_avg[ROUTE_KINDS][2][ROUTE_BUCKETS][2];
 
+/* A try in progress: calls of the bucket left to it, and its engine. */
+typedef struct RouteTry
+{
+	int			left;
+	bool		gpu;
+} RouteTry;
+
+static RouteTry route_try[ROUTE_KINDS][2][ROUTE_BUCKETS];
+
 typedef struct RoutePlan
 {
 	bool		gpu;
 	bool		learn;			/* auto: the time goes into the averages */
+	bool		warm_up;		/* a try's first call: not counted */
 	RouteAverage *avg;			/* this call's pair of averages */
 	double		t0;
 	double		cpu0;
@@ -420,6 +438,16 @@ route_cpus_busy(double now)
 	return busy_share >= 0.5;
 }
 
+/* A try of the engine gpu starts with this call (a warm-up, not counted). */
+static void
+route_try_start(RoutePlan *plan, RouteTry *try, bool gpu)
+{
+	plan->gpu = try->gpu = gpu;
+	plan->warm_up = true;
+	try->left = ROUTE_TRY_CALLS - 1;
+	setops_last.reason = gpu ? "auto: trying the GPU" : "auto: trying the CPU";
+}
+
 /*
  * The plan for a call of kind on n input elements, stored ones among them
  * or not (ERRORs in gpu mode without a GPU).
@@ -429,6 +457,7 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 {
 	int			bucket = Min(n > 0 ? pg_leftmost_one_pos64((uint64) n) : 0, ROUTE_BUCKETS - 1);
 	RouteAverage *avg = route_avg[kind][stored][bucket];
+	RouteTry   *try = &route_try[kind][stored][bucket];
 	bool		rule = n >= setops_gpu_min_elements;
 	char		errbuf[SETOPS_GPU_ERRLEN];
 
@@ -453,6 +482,13 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 	}
 	plan->learn = true;
 	plan->cpu0 = route_cpu_ms();
+	if (try->left > 0)
+	{
+		try->left--;
+		plan->gpu = try->gpu;
+		setops_last.reason = plan->gpu ? "auto: trying the GPU" : "auto: trying the CPU";
+		return;
+	}
 	if (avg[0].n >= ROUTE_KNOWN && avg[1].n >= ROUTE_KNOWN)
 	{
 		bool		busy = route_cpus_busy(plan->t0);
@@ -463,11 +499,8 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 					other = Max(avg[0].ms, avg[1].ms);
 
 		/* the other engine now and then, at under 2% of the time */
-		if (route_chance(Min(1.0 / 32, 0.02 * best / Max(other - best, 1e-6))))
-		{
-			plan->gpu = !faster;
-			setops_last.reason = plan->gpu ? "auto: trying the GPU" : "auto: trying the CPU";
-		}
+		if (route_chance(Min(1.0 / 32, 0.02 * best / Max(other - best, 1e-6)) / ROUTE_TRY_CALLS))
+			route_try_start(plan, try, !faster);
 		else if (busy)
 			setops_last.reason = (plan->gpu = faster) ?
 				"auto: the CPUs are busy and the GPU costs them less" :
@@ -483,11 +516,8 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 		"auto: fewer than setops.gpu_min_elements elements";
 	/* near the threshold, learn the other engine too */
 	if (avg[!rule].n < ROUTE_KNOWN && n * 8 >= setops_gpu_min_elements &&
-		n <= (int64) setops_gpu_min_elements * 8 && route_chance(1.0 / 16))
-	{
-		plan->gpu = !rule;
-		setops_last.reason = plan->gpu ? "auto: trying the GPU" : "auto: trying the CPU";
-	}
+		n <= (int64) setops_gpu_min_elements * 8 && route_chance(1.0 / 16 / ROUTE_TRY_CALLS))
+		route_try_start(plan, try, !rule);
 }
 
 /* The plan for a call of kind on a and b. */
@@ -507,7 +537,7 @@ route_done(RoutePlan *plan, bool on_gpu)
 	double		ms,
 				cpu_ms;
 
-	if (!plan->learn || on_gpu != plan->gpu)
+	if (!plan->learn || on_gpu != plan->gpu || plan->warm_up)
 		return;					/* (a GPU failure answered by the CPU: not this plan's time) */
 	avg = &plan->avg[on_gpu];
 	ms = setops_now_ms() - plan->t0;
