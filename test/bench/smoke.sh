@@ -16,7 +16,7 @@
 #            (SETOPS_BENCH_DEVICE): cache_bench.sh, count_bench.sh,
 #            batch_bench.sh (window
 #            and agg), agg_stream_ab.sh, service_abandon.sh,
-#            service_pgbench.sh, similarity_bench.sh and the four
+#            service_pgbench.sh, auto_reasons.sh, similarity_bench.sh and the four
 #            functions of sql_bench.sql.
 #            Aggregates stream from their first row
 #            (setops.agg_stream_min_size = 0), auto goes to the GPU from any
@@ -83,6 +83,7 @@ bench batch_bench env BATCH_BENCH_AGG_SHAPES="20 500;200 10;3 5000" \
 bench agg_stream_ab bash test/bench/agg_stream_ab.sh 1 50 2000
 bench service_abandon bash test/bench/service_abandon.sh 200 2000
 bench service_pgbench bash test/bench/service_pgbench.sh 4 5 20000
+bench auto_reasons env AUTO_REASONS_CLIENTS=2 AUTO_REASONS_SIZES=20000 bash test/bench/auto_reasons.sh 1
 bench similarity_bench env ROWS=200 MINK=100 MAXK=1000 QUERY_KEYS=2000 RUNS=1 INTARRAY_ROWS=50 SIM_JOBS=2 \
 	bash test/bench/similarity_bench.sh
 bench sql_bench psql -X -v ON_ERROR_STOP=1 -c '\i test/bench/sql_bench.sql' \

@@ -71,6 +71,9 @@
 #              memcheck and racecheck, and once --mutate (must fail)
 #   batchkernelbench  batch kernels: skewed against uniform batches, the
 #              shared-B probe, a reduction on the device against the CPU
+#   autoreasons  where auto sends calls and why, at 1, 4 and 16 clients,
+#              against cpu and gpu mode (test/bench/auto_reasons.sh: 20k
+#              counts and predicates, 1M counts; about 90 s)
 #   batchwindow  inside PostgreSQL: the window functions against per-row
 #              calls (1M rows of ~1,000 against a 100,000-key constant;
 #              the CPU forms once each, so the step fits one device call:
@@ -248,6 +251,10 @@ for s in "$@"; do
 		load)
 			pg_start || { status=1; continue; }
 			step load bash test/bench/load_bench.sh "${LOAD_BENCH_RUN:-quick}"
+			;;
+		autoreasons)
+			pg_start || { status=1; continue; }
+			step autoreasons bash test/bench/auto_reasons.sh 3
 			;;
 		batchedmem)
 			pg_start || { status=1; continue; }

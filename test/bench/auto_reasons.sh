@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test/bench/auto_reasons.sh [seconds]
+#
+# Where auto sends calls, and why, against what cpu and gpu mode give:
+# pgbench on stored int4[] rows picked at random (EXTERNAL storage, so the
+# device cache answers from their identities), array_intersect_count and
+# array_overlaps of 20k-key rows at 1, 4 and 16 clients in cpu, gpu and
+# auto mode, then 1M-key counts at 1 and 4 clients, gpu and auto in turn
+# twice (the host's spread between two runs of one routing).  Each
+# transaction logs its call's setops_last_timing() (device, reason,
+# total_ms), so the summary shows, per point, the calls of each reason and
+# their median time; each point line gives tps, the service process's CPU
+# per request (its threads, polling included: /proc) and the service's own
+# measure (setops_service_stats().request_cpu_ms, polling left out).
+#
+# Needs a running cluster with setops preloaded (PGHOST etc. set), as
+# test/gpu/device_run.sh autoreasons starts it; AUTO_REASONS_CLIENTS
+# (default "1 4 16") and AUTO_REASONS_SIZES (default "20000 1000000").
+set -euo pipefail
+seconds=${1:-3}
+clients=${AUTO_REASONS_CLIENTS:-1 4 16}
+sizes=${AUTO_REASONS_SIZES:-20000 1000000}
+q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS setops" \
+  -c "DROP SCHEMA IF EXISTS setops_auto_reasons CASCADE" -c "CREATE SCHEMA setops_auto_reasons" \
+  -c "CREATE UNLOGGED TABLE setops_auto_reasons.calls (point text, mode text, reason text, total_ms float8, device text)"
+# the service's process (the newest, where several clusters run)
+wpid=$(pgrep -n -f "setops GPU service" || true)
+# without a GPU service gpu mode cannot run: cpu and auto only
+modes="cpu gpu auto"
+[ "$(q -c 'SET client_min_messages = warning' -c 'SELECT count(*) FROM setops_devices()')" -gt 0 ] || { modes="cpu auto"; echo "(no GPU service: cpu and auto mode only)"; }
+for n in $sizes; do
+	rows=$((n >= 1000000 ? 16 : 32))
+	q -c "CREATE TABLE setops_auto_reasons.t$n (id int PRIMARY KEY, a int4[] NOT NULL)" \
+	  -c "ALTER TABLE setops_auto_reasons.t$n ALTER a SET STORAGE EXTERNAL"
+	# row r: key g is (g * s + [0, s)) / 4, s = 5, 6 or 7: sorted, some keys twice
+	seq 1 $rows | xargs -P 8 -I{} psql -XAtq -v ON_ERROR_STOP=1 -c "INSERT INTO setops_auto_reasons.t$n
+		SELECT {}, ARRAY(SELECT ((g * p.s + floor(random() * p.s)::int8) / 4)::int4
+		                 FROM generate_series(1::int8, $n) g) FROM (SELECT 5 + {} % 3 AS s) p"
+	for m in ${modes#cpu }; do
+		q -c "SET setops.device = $m" -c "SELECT sum(array_intersect_count(x.a, y.a))
+			FROM setops_auto_reasons.t$n x JOIN setops_auto_reasons.t$n y ON y.id = x.id % $rows + 1" >/dev/null
+	done
+done
+
+point() {	# n f clients mode
+	local n=$1 f=$2 c=$3 m=$4 rows s0=0 s1=0 r0 r1 tps
+	rows=$((n >= 1000000 ? 16 : 32))
+	cat >"$work/p.sql" <<Q
+\\set i random(1, $rows)
+\\set j random(1, $rows)
+SELECT $f(x.a, y.a) FROM setops_auto_reasons.t$n x, setops_auto_reasons.t$n y WHERE x.id = :i AND y.id = :j;
+INSERT INTO setops_auto_reasons.calls SELECT '$f $n c=$c', '$m', reason, total_ms, device FROM setops_last_timing();
+Q
+	[ -n "$wpid" ] && [ -r /proc/$wpid/stat ] && s0=$(awk '{print $14 + $15}' /proc/$wpid/stat)
+	r0=$(q -c "SELECT coalesce(sum(requests), 0) FROM setops_service")
+	tps=$(PGOPTIONS="-c setops.device=$m" pgbench -n -T "$seconds" -c "$c" -j "$c" -f "$work/p.sql" 2>&1 |
+		awk '/^tps/ {printf "%.0f", $3}')
+	[ -n "$wpid" ] && [ -r /proc/$wpid/stat ] && s1=$(awk '{print $14 + $15}' /proc/$wpid/stat)
+	r1=$(q -c "SELECT coalesce(sum(requests), 0) FROM setops_service")
+	printf '%-30s %-4s tps %8s  service cpu/request %8s us (its own measure %s us)\n' "$f $n c=$c" "$m" "${tps:-failed}" \
+		"$(awk -v s=$((s1 - s0)) -v r=$((r1 - r0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { if (r > 0 && s > 0) printf "%.1f", s * 1e6 / hz / r; else print "-" }')" \
+		"$(q -c "SELECT coalesce(round((max(request_cpu_ms) * 1000)::numeric, 1)::text, '-') FROM setops_service")"
+	[ -n "$tps" ]
+}
+
+echo "== tps per point (pgbench -T $seconds, each transaction one call and its log row)"
+for n in $sizes; do
+	if [ "$n" -lt 1000000 ]; then
+		for f in array_intersect_count array_overlaps; do
+			for c in $clients; do for m in $modes; do point "$n" $f "$c" $m; done; done
+		done
+	else
+		for k in 1 2; do for c in 1 4; do for m in ${modes#cpu }; do point "$n" array_intersect_count "$c" $m; done; done; done
+	fi
+done
+echo "== auto: calls by device and reason, median total_ms (setops_last_timing)"
+psql -X -c "SELECT point, device, reason, count(*) AS calls,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY total_ms)::numeric, 4) AS p50_total_ms
+FROM setops_auto_reasons.calls WHERE mode = 'auto' GROUP BY 1, 2, 3 ORDER BY 1, 2, 4 DESC"
+echo "== cpu and gpu mode: median total_ms"
+psql -X -c "SELECT point, mode, count(*) AS calls,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY total_ms)::numeric, 4) AS p50_total_ms
+FROM setops_auto_reasons.calls WHERE mode <> 'auto' GROUP BY 1, 2 ORDER BY 1, 2"
+q -c "SET client_min_messages = warning" -c "DROP SCHEMA setops_auto_reasons CASCADE"
