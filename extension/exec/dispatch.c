@@ -336,11 +336,13 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * tried at times, rarely enough that trying costs under 2% of the time.
  *
  * A try is a run of ROUTE_TRY_CALLS calls of the bucket, the first not
- * counted: a lone call sent to a GPU service that has been idle finds its
- * threads asleep and its GPU idle, and learnt from such calls the GPU
- * looked five times slower than it answers calls that follow each other
- * (one H200, 20k-key counts, one session: tries 0.25 ms, calls in gpu
- * mode 0.045 ms, so auto stayed on the CPU engine at 0.66x gpu's rate).
+ * counted (nor in the 2%: a warm-up's time is not known), broken off where
+ * the mode changes or the GPU fails.  A lone call sent to a GPU service
+ * that has been idle finds its threads asleep and its GPU idle, and
+ * learnt from such calls the GPU looked five times slower than it answers
+ * calls that follow each other (one H200, 20k-key counts, one session:
+ * tries 0.25 ms, calls in gpu mode 0.045 ms, so auto stayed on the CPU
+ * engine at 0.66x gpu's rate).
  */
 #define ROUTE_BUCKETS 40
 #define ROUTE_MIN_ELEMENTS 4096		/* fewer: never worth a trip to the GPU */
@@ -383,6 +385,7 @@ typedef struct RoutePlan
 	bool		gpu;
 	bool		learn;			/* auto: the time goes into the averages */
 	bool		warm_up;		/* a try's first call: not counted */
+	RouteTry   *try;			/* this call's bucket's try */
 	RouteAverage *avg;			/* this call's pair of averages */
 	double		t0;
 	double		cpu0;
@@ -464,10 +467,12 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 	memset(plan, 0, sizeof(*plan));
 	plan->t0 = setops_now_ms();
 	plan->avg = avg;
+	plan->try = try;
 	if (setops_device != SETOPS_DEVICE_AUTO)
 	{
 		/* (which sets the reason) */
 		plan->gpu = setops_gpu_usable(fname, n);
+		try->left = 0;			/* (a try broken off starts again, warmed up) */
 		return;
 	}
 	if (n < ROUTE_MIN_ELEMENTS)
@@ -478,6 +483,7 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 	if (setops_service_device_count(errbuf, sizeof(errbuf)) == 0)
 	{
 		setops_last.reason = "auto: no GPU";
+		try->left = 0;
 		return;
 	}
 	plan->learn = true;
@@ -537,9 +543,22 @@ route_done(RoutePlan *plan, bool on_gpu)
 	double		ms,
 				cpu_ms;
 
-	if (!plan->learn || on_gpu != plan->gpu || plan->warm_up)
-		return;					/* (a GPU failure answered by the CPU: not this plan's time) */
+	if (!plan->learn)
+		return;
+	if (on_gpu != plan->gpu)
+	{
+		/* a GPU failure answered by the CPU: not this plan's time, nor its try's */
+		plan->try->left = 0;
+		return;
+	}
 	avg = &plan->avg[on_gpu];
+	if (plan->warm_up)
+	{
+		/* (the engine's first call ever is a warm-up too: this one stands for it) */
+		if (avg->n == 0)
+			avg->n = 1;
+		return;
+	}
 	ms = setops_now_ms() - plan->t0;
 	cpu_ms = route_cpu_ms() - plan->cpu0;
 	/* the first call warms up (the device cache, the pools): not counted */

@@ -27,7 +27,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'setops_service_stats'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION setops_service_stats() IS
-'per device of the GPU service: its streams (requests run side by side), requests queued or running now, requests run, launches (trips to the device: counts that waited together share one), requests that shared a launch, summed time requests waited for a stream and ran (ms), cached arrays copied to the device for a request, the summed time the service''s main thread took to hand requests on (ms; one thread takes every device''s requests, so every row shows the same), and the CPU time the service''s threads spend on a request (ms, a moving average, polling left out; the same in every row); no rows without the service';
+'per device of the GPU service: its streams (requests run side by side), requests queued or running now, requests run, launches (trips to the device: counts that waited together share one), requests that shared a launch, summed time requests waited for a stream and ran (ms), cached arrays copied to the device for a request, the summed time the service''s main thread took to hand requests on (ms; one thread takes every device''s requests, so every row shows the same), and the CPU time the service''s threads spend on a request (ms, a moving average; spinning waits for the GPU included, polling for work left out; the same in every row); no rows without the service';
 
 CREATE VIEW setops_service AS SELECT * FROM setops_service_stats();
 COMMENT ON VIEW setops_service IS

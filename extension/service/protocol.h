@@ -280,14 +280,16 @@ typedef struct ServiceShared
 	pg_atomic_uint32 caching;
 	pg_atomic_uint64 dispatch_us;	/* the main thread's time handing requests on */
 	/*
-	 * What the service's threads spend on a request, in CPU time (polling
-	 * and sleeping left out), smoothed: what a call sent to the GPU costs
-	 * the host beyond its backend (setops_service_stats().request_cpu_ms).
-	 * The executors add their jobs' CPU time and count; the main thread
-	 * measures every 16th request it hands on and publishes the sum.
+	 * What the service's threads spend on a request, in CPU time,
+	 * smoothed: what a call sent to the GPU costs the host beyond its
+	 * backend (setops_service_stats().request_cpu_ms).  The executors add
+	 * their jobs' CPU time (a spinning wait for the GPU included; not
+	 * their polling for jobs, nor the threads of an operation split over
+	 * several GPUs); the main thread measures every 16th request it hands
+	 * on (not its polling, nor reaping answered jobs) and publishes the
+	 * sum over the requests served.
 	 */
 	pg_atomic_uint64 exec_cpu_ns;
-	pg_atomic_uint64 exec_jobs;
 	pg_atomic_uint64 request_cpu_ns;
 	Latch	   *worker_latch;
 	int			ndevices;

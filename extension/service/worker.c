@@ -118,7 +118,6 @@ service_shmem_startup(void)
 		pg_atomic_init_u32(&setops_service->caching, 0);
 		pg_atomic_init_u64(&setops_service->dispatch_us, 0);
 		pg_atomic_init_u64(&setops_service->exec_cpu_ns, 0);
-		pg_atomic_init_u64(&setops_service->exec_jobs, 0);
 		pg_atomic_init_u64(&setops_service->request_cpu_ns, 0);
 		for (i = 0; i < SERVICE_MAX_DEVICES; i++)
 		{
@@ -564,39 +563,37 @@ static uint64 sampled_cpu_ns = 0;
  * What a request costs the service's threads in CPU time, published at
  * most every REQUEST_CPU_PUBLISH_MS (a moving average over the intervals
  * that served requests): the main thread's share, sampled, and the
- * executors' CPU time per job.
+ * executors' CPU time over the requests served.  (The executors' counter
+ * outlives a worker: a new one starts from where it finds it.)
  */
 static void
 publish_request_cpu(void)
 {
 	static double last_ms = 0;
-	static uint64 last_sampled = 0,
+	static uint64 last_served = 0,
+				last_sampled = 0,
 				last_sampled_ns = 0,
-				last_jobs = 0,
 				last_exec_ns = 0;
 	double		now = setops_clock_ms(),
 				per_ns,
 				old;
-	uint64		jobs,
-				exec_ns;
+	uint64		exec_ns;
 
 	if (now - last_ms < REQUEST_CPU_PUBLISH_MS)
 		return;
-	last_ms = now;
-	jobs = pg_atomic_read_u64(&setops_service->exec_jobs);
 	exec_ns = pg_atomic_read_u64(&setops_service->exec_cpu_ns);
-	if (requests_sampled > last_sampled)
+	if (last_ms > 0 && requests_sampled > last_sampled && requests_served > last_served)
 	{
-		per_ns = (double) (sampled_cpu_ns - last_sampled_ns) / (requests_sampled - last_sampled);
-		if (jobs > last_jobs)
-			per_ns += (double) (exec_ns - last_exec_ns) / (jobs - last_jobs);
+		per_ns = (double) (sampled_cpu_ns - last_sampled_ns) / (requests_sampled - last_sampled) +
+			(double) (exec_ns - last_exec_ns) / (requests_served - last_served);
 		old = (double) pg_atomic_read_u64(&setops_service->request_cpu_ns);
-		pg_atomic_write_u64(&setops_service->request_cpu_ns,
-							(uint64) (old == 0 ? per_ns : old + 0.3 * (per_ns - old)));
+		per_ns = old == 0 ? per_ns : old + 0.3 * (per_ns - old);
+		pg_atomic_write_u64(&setops_service->request_cpu_ns, (uint64) Min(per_ns, 1e15));
 	}
+	last_ms = now;
+	last_served = requests_served;
 	last_sampled = requests_sampled;
 	last_sampled_ns = sampled_cpu_ns;
-	last_jobs = jobs;
 	last_exec_ns = exec_ns;
 }
 
@@ -668,7 +665,10 @@ serve_slots(int *next)
 								(uint64) ((setops_clock_ms() - t0) * 1000));
 		if (sample)
 		{
-			sampled_cpu_ns += setops_thread_cpu_ns() - cpu0;
+			unsigned long long cpu1 = setops_thread_cpu_ns();
+
+			/* (0 where the clock could not be read) */
+			sampled_cpu_ns += cpu1 > cpu0 ? cpu1 - cpu0 : 0;
 			requests_sampled++;
 		}
 		CHECK_FOR_INTERRUPTS();

@@ -225,7 +225,8 @@ executor_main(void *arg)
 	{
 		int			n = 0;
 		bool		polled = false;
-		unsigned long long cpu0;
+		unsigned long long cpu0,
+					cpu1;
 
 		pthread_mutex_lock(&q->lock);
 		while (q->head == NULL && !stopping)
@@ -260,8 +261,9 @@ executor_main(void *arg)
 		else
 			run_counts(x, jobs, n);
 		/* (the service's CPU time per request: setops_service->request_cpu_ns) */
-		pg_atomic_fetch_add_u64(&setops_service->exec_cpu_ns, setops_thread_cpu_ns() - cpu0);
-		pg_atomic_fetch_add_u64(&setops_service->exec_jobs, n);
+		cpu1 = setops_thread_cpu_ns();
+		if (cpu1 > cpu0)
+			pg_atomic_fetch_add_u64(&setops_service->exec_cpu_ns, cpu1 - cpu0);
 	}
 }
 

@@ -21,14 +21,14 @@ seconds=${1:-3}
 clients=${AUTO_REASONS_CLIENTS:-1 4 16}
 sizes=${AUTO_REASONS_SIZES:-20000 1000000}
 q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
+# shellcheck source=test/bench/service_ticks.sh
+. "$(dirname "$0")/service_ticks.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS setops" \
   -c "DROP SCHEMA IF EXISTS setops_auto_reasons CASCADE" -c "CREATE SCHEMA setops_auto_reasons" \
   -c "CREATE UNLOGGED TABLE setops_auto_reasons.calls (point text, mode text, reason text, total_ms float8, device text)"
-# the service's process (the newest, where several clusters run)
-wpid=$(pgrep -n -f "setops GPU service" || true)
 # without a GPU service gpu mode cannot run: cpu and auto only
 modes="cpu gpu auto"
 [ "$(q -c 'SET client_min_messages = warning' -c 'SELECT count(*) FROM setops_devices()')" -gt 0 ] || { modes="cpu auto"; echo "(no GPU service: cpu and auto mode only)"; }
@@ -47,7 +47,7 @@ for n in $sizes; do
 done
 
 point() {	# n f clients mode
-	local n=$1 f=$2 c=$3 m=$4 rows s0=0 s1=0 r0 r1 tps
+	local n=$1 f=$2 c=$3 m=$4 rows s0 s1 r0 r1 out tps own
 	rows=$((n >= 1000000 ? 16 : 32))
 	cat >"$work/p.sql" <<Q
 \\set i random(1, $rows)
@@ -55,16 +55,18 @@ point() {	# n f clients mode
 SELECT $f(x.a, y.a) FROM setops_auto_reasons.t$n x, setops_auto_reasons.t$n y WHERE x.id = :i AND y.id = :j;
 INSERT INTO setops_auto_reasons.calls SELECT '$f $n c=$c', '$m', reason, total_ms, device FROM setops_last_timing();
 Q
-	[ -n "$wpid" ] && [ -r /proc/$wpid/stat ] && s0=$(awk '{print $14 + $15}' /proc/$wpid/stat)
+	s0=$(service_ticks)
 	r0=$(q -c "SELECT coalesce(sum(requests), 0) FROM setops_service")
-	tps=$(PGOPTIONS="-c setops.device=$m" pgbench -n -T "$seconds" -c "$c" -j "$c" -f "$work/p.sql" 2>&1 |
-		awk '/^tps/ {printf "%.0f", $3}')
-	[ -n "$wpid" ] && [ -r /proc/$wpid/stat ] && s1=$(awk '{print $14 + $15}' /proc/$wpid/stat)
+	out=$(PGOPTIONS="${PGOPTIONS:-} -c setops.device=$m" pgbench -n -T "$seconds" -c "$c" -j "$c" \
+		-f "$work/p.sql" 2>&1) || { printf '%s\n' "$out" | tail -n 20; echo "auto_reasons: pgbench failed ($f $n, $c clients, $m)"; return 1; }
+	tps=$(printf '%s\n' "$out" | awk '/^tps/ {printf "%.0f", $3}')
+	s1=$(service_ticks)
 	r1=$(q -c "SELECT coalesce(sum(requests), 0) FROM setops_service")
-	printf '%-30s %-4s tps %8s  service cpu/request %8s us (its own measure %s us)\n' "$f $n c=$c" "$m" "${tps:-failed}" \
-		"$(awk -v s=$((s1 - s0)) -v r=$((r1 - r0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { if (r > 0 && s > 0) printf "%.1f", s * 1e6 / hz / r; else print "-" }')" \
-		"$(q -c "SELECT coalesce(round((max(request_cpu_ms) * 1000)::numeric, 1)::text, '-') FROM setops_service")"
-	[ -n "$tps" ]
+	own=-
+	[ "$r1" -gt "$r0" ] && own=$(q -c "SELECT coalesce(round((max(request_cpu_ms) * 1000)::numeric, 1)::text, '-') FROM setops_service")
+	printf '%-30s %-4s tps %8s  service cpu/request %8s us (its own measure %s us)\n' "$f $n c=$c" "$m" "$tps" \
+		"$(awk -v s0="$s0" -v s1="$s1" -v r=$((r1 - r0)) -v hz="$(getconf CLK_TCK)" \
+			'BEGIN { if (r > 0 && s0 != "-" && s1 != "-") printf "%.1f", (s1 - s0) * 1e6 / hz / r; else print "-" }')" "$own"
 }
 
 echo "== tps per point (pgbench -T $seconds, each transaction one call and its log row)"

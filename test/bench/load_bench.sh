@@ -473,16 +473,8 @@ service_counters() {
 host_ticks() {
 	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat
 }
-service_ticks() {
-	local pid pm
-	# (a worker without a database connection is not in pg_stat_activity: the
-	# newest process of that title, a child of this cluster's postmaster)
-	pm=$(head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null)
-	pid=$(pgrep -n -P "${pm:-0}" -f 'setops GPU service' 2>/dev/null)
-	[ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || { echo -; return; }
-	# (fields after the command's closing parenthesis: utime and stime are the 12th and 13th)
-	sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'
-}
+# shellcheck source=test/bench/service_ticks.sh
+. "$(dirname "$0")/service_ticks.sh"
 
 run_point() {	# size form mode clients gpus-label
 	local sz=$1 f=$2 m=$3 c=$4 gl=$5 j rc fails tps xacts lat p50 p99
