@@ -441,14 +441,21 @@ route_cpus_busy(double now)
 	return busy_share >= 0.5;
 }
 
+/* This call is one of a try of the engine gpu. */
+static void
+route_trying(RoutePlan *plan, bool gpu)
+{
+	plan->gpu = gpu;
+	setops_last.reason = gpu ? "auto: trying the GPU" : "auto: trying the CPU";
+}
+
 /* A try of the engine gpu starts with this call (a warm-up, not counted). */
 static void
 route_try_start(RoutePlan *plan, RouteTry *try, bool gpu)
 {
-	plan->gpu = try->gpu = gpu;
+	route_trying(plan, try->gpu = gpu);
 	plan->warm_up = true;
 	try->left = ROUTE_TRY_CALLS - 1;
-	setops_last.reason = gpu ? "auto: trying the GPU" : "auto: trying the CPU";
 }
 
 /*
@@ -491,8 +498,7 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 	if (try->left > 0)
 	{
 		try->left--;
-		plan->gpu = try->gpu;
-		setops_last.reason = plan->gpu ? "auto: trying the GPU" : "auto: trying the CPU";
+		route_trying(plan, try->gpu);
 		return;
 	}
 	if (avg[0].n >= ROUTE_KNOWN && avg[1].n >= ROUTE_KNOWN)

@@ -11,7 +11,8 @@
 # total_ms), so the summary shows, per point, the calls of each reason and
 # their median time; each point line gives tps, the service process's CPU
 # per request (its threads, polling included: /proc) and the service's own
-# measure (setops_service_stats().request_cpu_ms, polling left out).
+# measure (setops_service_stats().request_cpu_ms, its polling for work left
+# out).
 #
 # Needs a running cluster with setops preloaded (PGHOST etc. set), as
 # test/gpu/device_run.sh autoreasons starts it; AUTO_REASONS_CLIENTS
@@ -25,6 +26,7 @@ q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
 . "$(dirname "$0")/service_ticks.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+rows_of() { echo $(($1 >= 1000000 ? 16 : 32)); }	# rows of n keys
 
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS setops" \
   -c "DROP SCHEMA IF EXISTS setops_auto_reasons CASCADE" -c "CREATE SCHEMA setops_auto_reasons" \
@@ -33,7 +35,7 @@ q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS seto
 modes="cpu gpu auto"
 [ "$(q -c 'SET client_min_messages = warning' -c 'SELECT count(*) FROM setops_devices()')" -gt 0 ] || { modes="cpu auto"; echo "(no GPU service: cpu and auto mode only)"; }
 for n in $sizes; do
-	rows=$((n >= 1000000 ? 16 : 32))
+	rows=$(rows_of "$n")
 	q -c "CREATE TABLE setops_auto_reasons.t$n (id int PRIMARY KEY, a int4[] NOT NULL)" \
 	  -c "ALTER TABLE setops_auto_reasons.t$n ALTER a SET STORAGE EXTERNAL"
 	# row r: key g is (g * s + [0, s)) / 4, s = 5, 6 or 7: sorted, some keys twice
@@ -48,7 +50,7 @@ done
 
 point() {	# n f clients mode
 	local n=$1 f=$2 c=$3 m=$4 rows s0 s1 r0 r1 out tps own
-	rows=$((n >= 1000000 ? 16 : 32))
+	rows=$(rows_of "$n")
 	cat >"$work/p.sql" <<Q
 \\set i random(1, $rows)
 \\set j random(1, $rows)
