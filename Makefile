@@ -28,6 +28,8 @@ UPGRADE_0_4 = extension/install/service_stats.sql \
 	extension/install/similarity_batch.sql
 # issue 34's Jaccard distance (<%>), after the other 0.4 parts
 UPGRADE_0_4 += extension/install/similarity.sql
+# issue 32: what auto learnt (after the other 0.4 parts)
+UPGRADE_0_4 += extension/install/auto_estimates.sql
 DATA = extension/setops--0.1.sql
 DATA_built = extension/setops--0.1--0.2.sql extension/setops--0.2.sql \
 	extension/setops--0.2--0.3.sql extension/setops--0.3.sql \

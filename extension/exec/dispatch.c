@@ -327,9 +327,16 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  *     as it grows the CPU engine takes the calls it answers sooner (both
  *     engines at work);
  *   - with every CPU busy (as many tasks runnable as CPUs), the CPU time: each
- *     CPU millisecond one call takes is one the other sessions lose, and
- *     a call waiting for the GPU takes almost none, so the engine that
- *     costs the CPUs less serves more calls in all.
+ *     CPU millisecond one call takes is one the other sessions lose.  A
+ *     call waiting for the GPU takes little of its backend's, but the
+ *     service's threads work for it too: their CPU time a request
+ *     (setops_service_stats().request_cpu_ms) is added to the GPU's.  The
+ *     service's polling is left out, a fixed cost while it has work:
+ *     counted per request it would grow as auto sent fewer calls to the
+ *     GPU, and lock auto onto the CPU engine (one H200, 16 CPUs, 20k-key
+ *     predicates at 16 clients: polling included, the service took 58 us
+ *     a request, its work alone 33 us; auto sent 90% of calls to the GPU
+ *     on its backend's time alone, at 0.56x the CPU engine's rate).
  * Until both averages are known, the rule of setops.gpu_min_elements
  * decides, and near its threshold (within 8 times) a call now and then
  * tries the other engine; once both are known, the slower one is still
@@ -343,6 +350,13 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * calls that follow each other (one H200, 20k-key counts, one session:
  * tries 0.25 ms, calls in gpu mode 0.045 ms, so auto stayed on the CPU
  * engine at 0.66x gpu's rate).
+ *
+ * A time over ROUTE_OUTLIER times its average counts as that much: one
+ * call held up (its backend descheduled, a checkpoint, the service's
+ * threads asleep) moved a mean by far more than the engine's speed did,
+ * and the engine it made look slow was then tried only now and then (one
+ * H200, 20k-key counts, one session: 15% of auto's calls on the CPU
+ * engine at 2.6 times the GPU's time).
  */
 #define ROUTE_BUCKETS 40
 #define ROUTE_MIN_ELEMENTS 4096		/* fewer: never worth a trip to the GPU */
@@ -350,16 +364,24 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
 #define ROUTE_KNOWN 3				/* calls before an average decides (the first not counted) */
 #define ROUTE_LOAD_MS 100			/* how often the CPUs' load is sampled */
 #define ROUTE_TRY_CALLS 4			/* a try's calls on the other engine, the first not counted */
+#define ROUTE_OUTLIER 4.0			/* a time over this many averages counts as this many */
 
+/* (counts and predicates apart: an overlap often stops at its first keys) */
 typedef enum RouteKind
 {
 	ROUTE_COUNT,
+	ROUTE_OVERLAPS,
+	ROUTE_CONTAINS,
 	ROUTE_SETOP,
 	ROUTE_SETOP_PACKED,			/* a packed result */
 	ROUTE_PAIRS,
 	ROUTE_SORT,
 	ROUTE_KINDS
 } RouteKind;
+
+static const char *const route_kind_names[ROUTE_KINDS] = {
+	"count", "overlaps", "contains", "operation", "operation, packed", "pairs", "sort"
+};
 
 typedef struct RouteAverage
 {
@@ -505,7 +527,7 @@ route_plan_n(RoutePlan *plan, const char *fname, RouteKind kind, int64 n, bool s
 	{
 		bool		busy = route_cpus_busy(plan->t0);
 		double		cost_cpu = busy ? avg[0].cpu_ms : avg[0].ms,
-					cost_gpu = busy ? avg[1].cpu_ms : avg[1].ms;
+					cost_gpu = busy ? avg[1].cpu_ms + setops_service_request_cpu_ms() : avg[1].ms;
 		bool		faster = cost_gpu < cost_cpu;
 		double		best = Min(avg[0].ms, avg[1].ms),
 					other = Max(avg[0].ms, avg[1].ms);
@@ -575,10 +597,46 @@ route_done(RoutePlan *plan, bool on_gpu)
 	}
 	else if (avg->n > 1)
 	{
-		avg->ms += ROUTE_ALPHA * (ms - avg->ms);
-		avg->cpu_ms += ROUTE_ALPHA * (cpu_ms - avg->cpu_ms);
+		/* (the floor: an average of 0 would count every later time as 0) */
+		avg->ms += ROUTE_ALPHA * (Min(ms, ROUTE_OUTLIER * Max(avg->ms, 0.001)) - avg->ms);
+		avg->cpu_ms += ROUTE_ALPHA * (Min(cpu_ms, ROUTE_OUTLIER * Max(avg->cpu_ms, 0.001)) -
+									  avg->cpu_ms);
 	}
-	avg->n++;
+	if (avg->n < PG_INT32_MAX)	/* (a pooled backend lives long) */
+		avg->n++;
+}
+
+/*
+ * What auto learnt in this backend (setops_auto_estimates()): a row per
+ * kind, stored or not, size and engine with an average, palloc'd; *n rows.
+ */
+SetopsRouteEstimate *
+setops_route_estimates(int *n)
+{
+	SetopsRouteEstimate *rows = palloc(sizeof(SetopsRouteEstimate) * ROUTE_KINDS * 2 * ROUTE_BUCKETS * 2);
+
+	*n = 0;
+	for (int kind = 0; kind < ROUTE_KINDS; kind++)
+		for (int stored = 0; stored < 2; stored++)
+			for (int bucket = 0; bucket < ROUTE_BUCKETS; bucket++)
+				for (int gpu = 0; gpu < 2; gpu++)
+				{
+					const RouteAverage *avg = &route_avg[kind][stored][bucket][gpu];
+					SetopsRouteEstimate *row = &rows[*n];
+
+					/* (n counts the warm-up, which has no time) */
+					if (avg->n < 2)
+						continue;
+					row->kind = route_kind_names[kind];
+					row->stored = stored;
+					row->min_elements = bucket == 0 ? 0 : (int64) 1 << bucket;
+					row->gpu = gpu;
+					row->calls = avg->n - 1;
+					row->ms = avg->ms;
+					row->cpu_ms = avg->cpu_ms;
+					(*n)++;
+				}
+	return rows;
 }
 
 /* The CPU engine's answer. */
@@ -804,7 +862,8 @@ setops_run_count(const char *fname, SetopsCountKind kind, SetopsKeys *a, SetopsK
 		setops_last.reason = "auto: arrays at hand, counted on setops.cpu_threads threads";
 		return cpu_count(fname, kind, a, b);
 	}
-	route_plan(&plan, fname, ROUTE_COUNT, a, b);
+	route_plan(&plan, fname, kind == SETOPS_COUNT_OVERLAPS ? ROUTE_OVERLAPS :
+			   kind == SETOPS_COUNT_CONTAINS ? ROUTE_CONTAINS : ROUTE_COUNT, a, b);
 	if (plan.gpu)
 	{
 		int64		n;

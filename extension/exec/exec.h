@@ -55,6 +55,20 @@ extern int64 setops_run_count(const char *fname, SetopsCountKind kind,
 extern int64 setops_run_sort(const char *fname, SetopsKeyType type, void *keys,
 							 int64 n, bool distinct);
 extern bool setops_gpu_usable(const char *fname, int64 nelems);
+
+/* One of auto's averages in this backend (setops_auto_estimates()). */
+typedef struct SetopsRouteEstimate
+{
+	const char *kind;			/* "count", "overlaps", ... */
+	bool		stored;			/* an argument stored (read by identity) */
+	int64		min_elements;	/* the size class: inputs' total from this */
+	bool		gpu;			/* the engine */
+	int64		calls;			/* calls measured (the first not counted) */
+	double		ms;				/* decision to answer, a moving average */
+	double		cpu_ms;			/* this backend's CPU time in it */
+} SetopsRouteEstimate;
+
+extern SetopsRouteEstimate *setops_route_estimates(int *n);
 /*
  * From how many keys a stored argument is best left unread, by its
  * identity, for the device cache (setops_read_arg_stored); -1: never (the

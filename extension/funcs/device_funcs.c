@@ -21,6 +21,7 @@ PG_FUNCTION_INFO_V1(setops_devices);
 PG_FUNCTION_INFO_V1(setops_last_timing);
 PG_FUNCTION_INFO_V1(setops_cache_stats);
 PG_FUNCTION_INFO_V1(setops_service_stats);
+PG_FUNCTION_INFO_V1(setops_auto_estimates);
 
 Datum
 setops_devices(PG_FUNCTION_ARGS)
@@ -171,5 +172,38 @@ setops_service_stats(PG_FUNCTION_ARGS)
 		values[10] = Float8GetDatum(stats[i].request_cpu_ms);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	return (Datum) 0;
+}
+
+/*
+ * setops_auto_estimates(): what setops.device = auto learnt in this
+ * session, one row per kind of call, stored arguments or not, size class
+ * and engine: calls measured, the moving averages of their time and of
+ * this backend's CPU time in them.
+ */
+Datum
+setops_auto_estimates(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			n;
+	SetopsRouteEstimate *rows;
+
+	InitMaterializedSRF(fcinfo, 0);
+	rows = setops_route_estimates(&n);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[7];
+		bool		nulls[7] = {0};
+
+		values[0] = CStringGetTextDatum(rows[i].kind);
+		values[1] = BoolGetDatum(rows[i].stored);
+		values[2] = Int64GetDatum(rows[i].min_elements);
+		values[3] = CStringGetTextDatum(rows[i].gpu ? "gpu" : "cpu");
+		values[4] = Int64GetDatum(rows[i].calls);
+		values[5] = Float8GetDatum(rows[i].ms);
+		values[6] = Float8GetDatum(rows[i].cpu_ms);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(rows);
 	return (Datum) 0;
 }

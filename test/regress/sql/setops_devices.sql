@@ -146,6 +146,16 @@ SELECT c.i = array_intersect_gpu(a, b) AS intersection,
 FROM dev_input, dev_cpu c;
 -- unsorted input is reported the same way
 SELECT array_intersect_gpu('{1,2,3}'::int4[], '{5,4}'::int4[]);
+-- setops_auto_estimates(): the times auto learnt in this session.  Calls
+-- of 4096 input elements or more are timed where there is a GPU (here all
+-- on it, from 0 elements on), none without one.
+SELECT * FROM setops_auto_estimates() WHERE false;
+SELECT sum(array_intersect_count(a, b)) AS counted FROM dev_input, generate_series(1, 5);
+-- (7,500 elements: the size class from 4096; the first call not counted)
+SELECT coalesce(bool_and(device = 'gpu' AND min_elements = 4096 AND calls = 4 AND ms > 0
+                         AND cpu_ms > 0), true) AS count_timed,
+       (count(*) = 1) = (SELECT count(*) > 0 FROM setops_service) AS timed_where_a_gpu
+FROM setops_auto_estimates() WHERE kind = 'count';
 RESET setops.gpu_min_elements;
 RESET setops.device;
 DROP TABLE dev_input, dev_cpu;
