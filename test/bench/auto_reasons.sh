@@ -12,7 +12,9 @@
 # their median time; each point line gives tps, the service process's CPU
 # per request (its threads, polling included: /proc) and the service's own
 # measure (setops_service_stats().request_cpu_ms, its polling for work left
-# out).
+# out).  In auto mode one transaction in 200 also logs what its backend
+# learnt (setops_auto_estimates(), the call's kind), summed up last: the
+# averages each engine's calls had, per point.
 #
 # Needs a running cluster with setops preloaded (PGHOST etc. set), as
 # test/gpu/device_run.sh autoreasons starts it; AUTO_REASONS_CLIENTS
@@ -30,7 +32,9 @@ rows_of() { echo $(($1 >= 1000000 ? 16 : 32)); }	# rows of n keys
 
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS setops" \
   -c "DROP SCHEMA IF EXISTS setops_auto_reasons CASCADE" -c "CREATE SCHEMA setops_auto_reasons" \
-  -c "CREATE UNLOGGED TABLE setops_auto_reasons.calls (point text, mode text, reason text, total_ms float8, device text)"
+  -c "CREATE UNLOGGED TABLE setops_auto_reasons.calls (point text, mode text, reason text, total_ms float8, device text)" \
+  -c "CREATE UNLOGGED TABLE setops_auto_reasons.estimates (point text, device text, calls int8, ms float8, cpu_ms float8,
+                                                       service_cpu_ms float8)"
 # without a GPU service gpu mode cannot run: cpu and auto only
 modes="cpu gpu auto"
 [ "$(q -c 'SET client_min_messages = warning' -c 'SELECT count(*) FROM setops_devices()')" -gt 0 ] || { modes="cpu auto"; echo "(no GPU service: cpu and auto mode only)"; }
@@ -49,13 +53,22 @@ for n in $sizes; do
 done
 
 point() {	# n f clients mode
-	local n=$1 f=$2 c=$3 m=$4 rows s0 s1 r0 r1 out tps own
+	local n=$1 f=$2 c=$3 m=$4 rows s0 s1 r0 r1 out tps own kind=count
 	rows=$(rows_of "$n")
+	[ "$f" = array_overlaps ] && kind=overlaps
 	cat >"$work/p.sql" <<Q
 \\set i random(1, $rows)
 \\set j random(1, $rows)
 SELECT $f(x.a, y.a) FROM setops_auto_reasons.t$n x, setops_auto_reasons.t$n y WHERE x.id = :i AND y.id = :j;
 INSERT INTO setops_auto_reasons.calls SELECT '$f $n c=$c', '$m', reason, total_ms, device FROM setops_last_timing();
+Q
+	[ "$m" = auto ] && cat >>"$work/p.sql" <<Q
+\\set e random(1, 200)
+\\if :e = 1
+INSERT INTO setops_auto_reasons.estimates
+SELECT '$f $n c=$c', e.device, e.calls, e.ms, e.cpu_ms, (SELECT max(request_cpu_ms) FROM setops_service)
+FROM setops_auto_estimates() e WHERE e.kind = '$kind' AND e.stored;
+\\endif
 Q
 	s0=$(service_ticks)
 	r0=$(q -c "SELECT coalesce(sum(requests), 0) FROM setops_service")
@@ -85,6 +98,12 @@ echo "== auto: calls by device and reason, median total_ms (setops_last_timing)"
 psql -X -c "SELECT point, device, reason, count(*) AS calls,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY total_ms)::numeric, 4) AS p50_total_ms
 FROM setops_auto_reasons.calls WHERE mode = 'auto' GROUP BY 1, 2, 3 ORDER BY 1, 2, 4 DESC"
+echo "== auto: what its backends had learnt, medians of the samples (setops_auto_estimates(), stored rows)"
+psql -X -c "SELECT point, device, count(*) AS samples, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY calls)) AS calls,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 4) AS ms,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu_ms)::numeric, 4) AS cpu_ms,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY service_cpu_ms)::numeric, 4) AS service_cpu_ms
+FROM setops_auto_reasons.estimates GROUP BY 1, 2 ORDER BY 1, 2"
 echo "== cpu and gpu mode: median total_ms"
 psql -X -c "SELECT point, mode, count(*) AS calls,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY total_ms)::numeric, 4) AS p50_total_ms
