@@ -314,7 +314,8 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * plan the call carries; setops_last_timing() shows its reason).
  *
  * Under auto the plan follows what this backend measured: for each kind
- * of call (count or operation, arguments stored or held) and size (the
+ * of call (count, overlaps, contains, operation, packed operation, pairs,
+ * sort; arguments stored or held) and size (the
  * inputs' total, by powers of two), the time from the decision to the
  * answer on each engine, and the CPU time this backend spent on it,
  * moving averages.  The wall time counts what the engine alone would not:
@@ -326,8 +327,9 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  *     sooner, so that while the GPU's queue is short calls go there, and
  *     as it grows the CPU engine takes the calls it answers sooner (both
  *     engines at work);
- *   - with every CPU busy (as many tasks runnable as CPUs), the CPU time: each
- *     CPU millisecond one call takes is one the other sessions lose.  A
+ *   - with every CPU busy (as many tasks runnable as three quarters of
+ *     the CPUs), the CPU time: each CPU millisecond one call takes is one
+ *     the other sessions lose.  A
  *     call waiting for the GPU takes little of its backend's, but the
  *     service's threads work for it too: their CPU time a request
  *     (setops_service_stats().request_cpu_ms) is added to the GPU's.  The
@@ -339,7 +341,8 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  *     on its backend's time alone, at 0.56x the CPU engine's rate).
  * Until both averages are known, the rule of setops.gpu_min_elements
  * decides, and near its threshold (within 8 times) the other engine is
- * tried once the rule's is known; once both are known, the costlier one
+ * tried once the rule's is known (and now and then after a try broken
+ * off); once both are known, the costlier one
  * is still tried at times, rarely enough that trying costs under 2% of
  * what decides (the time, or with every CPU busy the CPU time).
  *
@@ -593,7 +596,7 @@ route_done(RoutePlan *plan, bool on_gpu)
 		 * try's (the engine counted as warmed up: not tried again at once)
 		 */
 		plan->try->left = 0;
-		if (plan->avg[plan->gpu].n == 0)
+		if (plan->warm_up && plan->avg[plan->gpu].n == 0)
 			plan->avg[plan->gpu].n = 1;
 		return;
 	}
