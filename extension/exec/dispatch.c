@@ -315,10 +315,9 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  *
  * Under auto the plan follows what this backend measured: for each kind
  * of call (count, overlaps, contains, operation, packed operation, pairs,
- * sort; arguments stored or held) and size (the
- * inputs' total, by powers of two), the time from the decision to the
- * answer on each engine, and the CPU time this backend spent on it,
- * moving averages.  The wall time counts what the engine alone would not:
+ * sort; arguments stored or held) and size (the inputs' total, by powers
+ * of two), the time from the decision to the answer on each engine, and
+ * the CPU time this backend spent on it, moving averages.  The wall time counts what the engine alone would not:
  * the GPU service's queue and transfers, arguments the device cache
  * already holds, reading stored arguments for the CPU, and a busy CPU.
  *
@@ -329,9 +328,9 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  *     engines at work);
  *   - with every CPU busy (as many tasks runnable as three quarters of
  *     the CPUs), the CPU time: each CPU millisecond one call takes is one
- *     the other sessions lose.  A
- *     call waiting for the GPU takes little of its backend's, but the
- *     service's threads work for it too: their CPU time a request
+ *     the other sessions lose.  A call waiting for the GPU takes little
+ *     of its backend's, but the service's threads work for it too: their
+ *     CPU time a request
  *     (setops_service_stats().request_cpu_ms) is added to the GPU's.  The
  *     service's polling is left out, a fixed cost while it has work:
  *     counted per request it would grow as auto sent fewer calls to the
@@ -342,9 +341,9 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * Until both averages are known, the rule of setops.gpu_min_elements
  * decides, and near its threshold (within 8 times) the other engine is
  * tried once the rule's is known (and now and then after a try broken
- * off); once both are known, the costlier one
- * is still tried at times, rarely enough that trying costs under 2% of
- * what decides (the time, or with every CPU busy the CPU time).
+ * off); once both are known, the costlier one is still tried at times,
+ * rarely enough that trying costs under 2% of what decides (the time, or
+ * with every CPU busy the CPU time).
  *
  * A try is a run of ROUTE_TRY_CALLS calls of the bucket, the first not
  * counted (nor in the 2%: a warm-up's time is not known), broken off where
@@ -442,9 +441,10 @@ route_cpu_ms(void)
  * the CPUs 90% busy, the CPU engine still answered a call sooner than
  * the GPU's queue did, but each such call's CPU time was taken from the
  * calls waiting on the GPU (one H200, 16 CPUs, 20k-key counts at 64
- * clients: 8% of calls on the CPU engine, 0.77x gpu mode's rate).  /proc/loadavg costs a few microseconds, unlike
- * /proc/stat, whose per-interrupt counters cost milliseconds on large
- * hosts.  False where it cannot be read.
+ * clients: 8% of calls on the CPU engine, 0.77x gpu mode's rate).
+ * /proc/loadavg costs a few microseconds, unlike /proc/stat, whose
+ * per-interrupt counters cost milliseconds on large hosts.  False where
+ * it cannot be read.
  */
 static bool
 route_cpus_busy(double now)
@@ -634,7 +634,8 @@ route_done(RoutePlan *plan, bool on_gpu)
 SetopsRouteEstimate *
 setops_route_estimates(int *n)
 {
-	SetopsRouteEstimate *rows = palloc(sizeof(SetopsRouteEstimate) * ROUTE_KINDS * 2 * ROUTE_BUCKETS * 2);
+	SetopsRouteEstimate *rows = palloc(sizeof(SetopsRouteEstimate) *
+									   ROUTE_KINDS * 2 * ROUTE_BUCKETS * 2);
 
 	*n = 0;
 	for (int kind = 0; kind < ROUTE_KINDS; kind++)
