@@ -317,9 +317,10 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  * of call (count, overlaps, contains, operation, packed operation, pairs,
  * sort; arguments stored or held) and size (the inputs' total, by powers
  * of two), the time from the decision to the answer on each engine, and
- * the CPU time this backend spent on it, moving averages.  The wall time counts what the engine alone would not:
- * the GPU service's queue and transfers, arguments the device cache
- * already holds, reading stored arguments for the CPU, and a busy CPU.
+ * the CPU time this backend spent on it, moving averages.  The wall time
+ * counts what the engine alone would not: the GPU service's queue and
+ * transfers, arguments the device cache already holds, reading stored
+ * arguments for the CPU, and a busy CPU.
  *
  * Which average decides depends on the machine's CPUs (route_cpus_busy):
  *   - with idle CPUs, the wall time: a call goes where it is answered
@@ -330,14 +331,14 @@ gpu_setop(const char *fname, SetopsOp op, int count_mode, SetopsKeys *a, const S
  *     the CPUs), the CPU time: each CPU millisecond one call takes is one
  *     the other sessions lose.  A call waiting for the GPU takes little
  *     of its backend's, but the service's threads work for it too: their
- *     CPU time a request
- *     (setops_service_stats().request_cpu_ms) is added to the GPU's.  The
- *     service's polling is left out, a fixed cost while it has work:
- *     counted per request it would grow as auto sent fewer calls to the
- *     GPU, and lock auto onto the CPU engine (one H200, 16 CPUs, 20k-key
- *     predicates at 16 clients: polling included, the service took 58 us
- *     a request, its work alone 33 us; auto sent 90% of calls to the GPU
- *     on its backend's time alone, at 0.56x the CPU engine's rate).
+ *     CPU time a request (setops_service_stats().request_cpu_ms) is added
+ *     to the GPU's.  The service's polling is left out, a fixed cost while
+ *     it has work: counted per request it would grow as auto sent fewer
+ *     calls to the GPU, and lock auto onto the CPU engine (one H200, 16
+ *     CPUs, 20k-key predicates at 16 clients: polling included, the
+ *     service took 58 us a request, its work alone 33 us; auto sent 90% of
+ *     calls to the GPU on its backend's time alone, at 0.56x the CPU
+ *     engine's rate).
  * Until both averages are known, the rule of setops.gpu_min_elements
  * decides, and near its threshold (within 8 times) the other engine is
  * tried once the rule's is known (and now and then after a try broken
@@ -589,25 +590,21 @@ route_done(RoutePlan *plan, bool on_gpu)
 
 	if (!plan->learn)
 		return;
+	avg = &plan->avg[plan->gpu];
+	/*
+	 * A try's warm-up, answered or failed, stands for its engine's first
+	 * call (also a warm-up), so that the engine is not tried again at once.
+	 */
+	if (plan->warm_up && avg->n == 0)
+		avg->n = 1;
 	if (on_gpu != plan->gpu)
 	{
-		/*
-		 * a GPU failure answered by the CPU: not this plan's time, nor its
-		 * try's (the engine counted as warmed up: not tried again at once)
-		 */
+		/* a GPU failure answered by the CPU: not this plan's time, nor its try's */
 		plan->try->left = 0;
-		if (plan->warm_up && plan->avg[plan->gpu].n == 0)
-			plan->avg[plan->gpu].n = 1;
 		return;
 	}
-	avg = &plan->avg[on_gpu];
 	if (plan->warm_up)
-	{
-		/* (the engine's first call ever is a warm-up too: this one stands for it) */
-		if (avg->n == 0)
-			avg->n = 1;
 		return;
-	}
 	ms = setops_now_ms() - plan->t0;
 	cpu_ms = route_cpu_ms() - plan->cpu0;
 	/* the first call warms up (the device cache, the pools): not counted */
