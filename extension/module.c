@@ -254,6 +254,27 @@ _PG_init(void)
 								PGC_SIGHUP,
 								0,
 								NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_count_runners",
+								"Threads of each GPU that run its counts of cached arrays.",
+								"Each keeps setops.service_count_trips shared trips of "
+								"counts in flight and polls them all, so that a GPU's "
+								"counts keep this many cores waiting for it, not one an "
+								"executor.  0: the executors run them.",
+								&setops_service_count_runners,
+								2,
+								0, SETOPS_GPU_MAX_STREAMS - 2,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_count_trips",
+								"Shared trips of counts each count runner keeps in flight.",
+								"Each on a CUDA stream of its own.",
+								&setops_service_count_trips,
+								2,
+								1, SETOPS_GPU_MAX_STREAMS - 2,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
 		DefineCustomBoolVariable("setops.service_emulate",
 								 "Without a GPU, let the GPU service answer with the "
 								 "CPU engine (to test the service on machines without one).",

@@ -60,6 +60,29 @@ setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuse
 }
 
 SetopsGpuStatus
+setops_gpu_count_many_start(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
+{
+	(void) args;
+	(void) n;
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return SETOPS_GPU_UNAVAILABLE;
+}
+
+int
+setops_gpu_stream_done(char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "%s", no_cuda);
+	return -1;
+}
+
+void
+setops_gpu_count_many_finish(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+							 char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	setops_gpu_count_many(args, n, statuses, errbufs);
+}
+
+SetopsGpuStatus
 setops_gpu_sort(SetopsKeyType key_type, void *keys, int64_t *n, int distinct,
 				char *errbuf, size_t errlen)
 {

@@ -215,8 +215,7 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 #define COUNT_MANY_SEGS 1024
 
 static SetopsGpuStatus
-count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
-			   char *errbuf, size_t errlen)
+count_many_queue(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 {
 	SetopLaunch l[SETOPS_GPU_MANY];
 	bool		alone[SETOPS_GPU_MANY];
@@ -327,53 +326,86 @@ count_many_run(SetopsGpuSetopArgs **args, int n, SetopResults *res, float *ms,
 									   sizeof(SetopResults), cudaMemcpyDeviceToHost, pool->stream),
 					   "reading a count");
 	CHECK_CUDA(cudaEventRecord(pool->ev[2], pool->stream), "recording an event");
-	CHECK_CUDA(cudaStreamSynchronize(pool->stream), "running the counts");
-	memcpy(res, pool->pinned, n * sizeof(SetopResults));
-	*ms = gpu_elapsed_ms(pool->ev[0], pool->ev[2]);
 	return SETOPS_GPU_OK;
 }
 
-extern "C" void
-setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
-					  char (*errbufs)[SETOPS_GPU_ERRLEN])
+extern "C" SetopsGpuStatus
+setops_gpu_count_many_start(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 {
-	SetopResults res[SETOPS_GPU_MANY];
-	char		errbuf[SETOPS_GPU_ERRLEN] = "";
-	SetopsGpuStatus status = SETOPS_GPU_OK;
-	float		ms = 0;
 	int			i;
 
 	static_assert(SETOPS_GPU_MANY * sizeof(SetopResults) <= GPU_PINNED_BYTES,
 				  "every count's results in the pinned block");
+	if (n < 1 || n > SETOPS_GPU_MANY)
+	{
+		snprintf(errbuf, errlen, "internal error: %d counts at once", n);
+		return SETOPS_GPU_ERROR;
+	}
 	for (i = 0; i < n; i++)
 	{
 		setops_gpu_answer_reset(args[i]);
 		if (!args[i]->a_dev || !args[i]->b_dev || args[i]->count_mode == SETOPS_GPU_COUNT_NONE ||
 			args[i]->op != SETOPS_OP_INTERSECT || args[i]->na + args[i]->nb > INT_MAX)
 		{
-			snprintf(errbuf, sizeof(errbuf),
+			snprintf(errbuf, errlen,
 					 "internal error: a count of many that is no count of keys on the device");
-			status = SETOPS_GPU_ERROR;
+			return SETOPS_GPU_ERROR;
 		}
 	}
-	if (n > SETOPS_GPU_MANY)
+	if (!gpu_ensure_init(errbuf, errlen))
+		return SETOPS_GPU_UNAVAILABLE;
+	return count_many_queue(args, n, errbuf, errlen);
+}
+
+extern "C" int
+setops_gpu_stream_done(char *errbuf, size_t errlen)
+{
+	SetopsGpuStatus status;
+	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, errlen);
+	cudaError_t err;
+
+	if (pool == NULL)
+		return -1;
+	err = cudaEventQuery(pool->ev[2]);
+	if (err == cudaErrorNotReady)
+		return 0;
+	if (err != cudaSuccess)
 	{
-		snprintf(errbuf, sizeof(errbuf), "internal error: %d counts at once", n);
-		status = SETOPS_GPU_ERROR;
+		gpu_fail(err, "running the counts", errbuf, errlen);
+		return -1;
 	}
-	if (status == SETOPS_GPU_OK && !gpu_ensure_init(errbuf, sizeof(errbuf)))
-		status = SETOPS_GPU_UNAVAILABLE;
-	if (status == SETOPS_GPU_OK)
-		status = count_many_run(args, n, res, &ms, errbuf, sizeof(errbuf));
+	return 1;
+}
+
+extern "C" void
+setops_gpu_count_many_finish(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+							 char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	SetopResults res[SETOPS_GPU_MANY];
+	SetopsGpuStatus status;
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, sizeof(errbuf));
+	float		ms = 0;
+	int			i;
+
+	if (pool != NULL)
+	{
+		memcpy(res, pool->pinned, n * sizeof(SetopResults));
+		ms = (float) gpu_elapsed_ms(pool->ev[0], pool->ev[2]);
+	}
 	for (i = 0; i < n; i++)
 	{
 		SetopsGpuSetopArgs *a = args[i];
 		SetopPart	part;
 
-		statuses[i] = status;
-		snprintf(errbufs[i], SETOPS_GPU_ERRLEN, "%s", errbuf);
-		if (status != SETOPS_GPU_OK)
+		if (pool == NULL)
+		{
+			statuses[i] = status;
+			snprintf(errbufs[i], SETOPS_GPU_ERRLEN, "%s", errbuf);
 			continue;
+		}
+		statuses[i] = SETOPS_GPU_OK;
+		errbufs[i][0] = '\0';
 		a->ms_kernel = ms / n;
 		part.flags = res[i].unsorted;
 		part.most = count_bound(a->count_mode, a->na, a->nb);
@@ -384,6 +416,34 @@ setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuse
 												SETOPS_GPU_ERRLEN)) == SETOPS_GPU_OK)
 			a->out_count = a->count_mode == SETOPS_GPU_COUNT_OVERLAPS && res[i].total > 0 ?
 				1 : res[i].total;
+	}
+}
+
+extern "C" void
+setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+					  char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status = setops_gpu_count_many_start(args, n, errbuf, sizeof(errbuf));
+	int			i;
+
+	if (status == SETOPS_GPU_OK)
+	{
+		GpuPool    *pool = gpu_pool_get(0, &status, errbuf, sizeof(errbuf));
+		cudaError_t err = pool ? cudaStreamSynchronize(pool->stream) : cudaSuccess;
+
+		if (err != cudaSuccess)
+			status = gpu_fail(err, "running the counts", errbuf, sizeof(errbuf));
+	}
+	if (status == SETOPS_GPU_OK)
+	{
+		setops_gpu_count_many_finish(args, n, statuses, errbufs);
+		return;
+	}
+	for (i = 0; i < n && i < SETOPS_GPU_MANY; i++)
+	{
+		statuses[i] = status;
+		snprintf(errbufs[i], SETOPS_GPU_ERRLEN, "%s", errbuf);
 	}
 }
 

@@ -220,6 +220,21 @@ extern void setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuSta
 								  char (*errbufs)[SETOPS_GPU_ERRLEN]);
 
 /*
+ * The same in three steps, for a thread that keeps several trips in flight
+ * and waits for none: start queues the counts on this thread's stream (a
+ * status for them all); stream_done says whether that stream's last start
+ * is done (1), not yet (0) or failed (-1, the message in errbuf); finish,
+ * once it is done, gives each count its answer as setops_gpu_count_many
+ * would.  Between start and finish the stream serves nothing else.
+ */
+extern SetopsGpuStatus setops_gpu_count_many_start(SetopsGpuSetopArgs **args, int n,
+												   char *errbuf, size_t errlen);
+extern int	setops_gpu_stream_done(char *errbuf, size_t errlen);
+extern void setops_gpu_count_many_finish(SetopsGpuSetopArgs **args, int n,
+										 SetopsGpuStatus *statuses,
+										 char (*errbufs)[SETOPS_GPU_ERRLEN]);
+
+/*
  * Keys a tile of the count kernel takes (for tests that place inputs on
  * its tile boundaries); 0 without CUDA.
  */

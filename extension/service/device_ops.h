@@ -61,6 +61,11 @@ typedef struct DeviceOps
 	SetopsGpuStatus (*setop) (SetopsGpuSetopArgs *args, char *errbuf, size_t errlen);
 	void		(*count_many) (SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 							   char (*errbufs)[SETOPS_GPU_ERRLEN]);
+	/* the same in steps: started, then polled, then answered (setops_gpu.h) */
+	SetopsGpuStatus (*count_start) (SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen);
+	int			(*stream_done) (char *errbuf, size_t errlen);
+	void		(*count_finish) (SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+								 char (*errbufs)[SETOPS_GPU_ERRLEN]);
 	SetopsGpuStatus (*setop_devices) (SetopsGpuSetopArgs *args, int nparts, const int *devices,
 									  const double *weights, char *errbuf, size_t errlen);
 	SetopsGpuStatus (*setop_batch) (SetopsGpuBatchArgs *args, char *errbuf, size_t errlen);

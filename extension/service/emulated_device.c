@@ -273,6 +273,22 @@ emu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 		statuses[i] = emu_setop(args[i], errbufs[i], SETOPS_GPU_ERRLEN);
 }
 
+/*
+ * The same in steps: the CPU engine answers when the counts are finished,
+ * so a started trip is done at once.
+ */
+static SetopsGpuStatus
+emu_count_start(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
+{
+	return SETOPS_GPU_OK;
+}
+
+static int
+emu_stream_done(char *errbuf, size_t errlen)
+{
+	return 1;
+}
+
 /* Every device is the CPU engine: the parts are the whole. */
 static SetopsGpuStatus
 emu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
@@ -394,6 +410,9 @@ const DeviceOps setops_emulated_device = {
 	.keys_first_unsorted = emu_keys_first_unsorted,
 	.setop = emu_setop,
 	.count_many = emu_count_many,
+	.count_start = emu_count_start,
+	.stream_done = emu_stream_done,
+	.count_finish = emu_count_many,
 	.setop_devices = emu_setop_devices,
 	.setop_batch = emu_setop_batch,
 	.count_batch = emu_count_batch,

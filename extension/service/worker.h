@@ -89,6 +89,8 @@ extern int	setops_service_gpu_wait;	/* SetopsGpuWait */
 extern bool setops_service_coalesce;
 extern int	setops_service_poll_us;
 extern int	setops_service_poll_executors;
+extern int	setops_service_count_runners;
+extern int	setops_service_count_trips;
 extern bool service_poll(void *const volatile *word, const volatile sig_atomic_t *flag);
 extern void service_exec_start(void);
 extern ServiceJob *service_exec_job(int slot_index);

@@ -14,6 +14,11 @@
  * request's upload, another's kernel and a third's download overlap on a
  * device, and independent requests run on every device at once.
  *
+ * Counts of two cached arrays go instead to the device's count runner
+ * (setops.service_count_trips > 0): one thread that keeps several shared
+ * trips of counts in flight and polls them all, so that a device's counts
+ * keep one core waiting for the GPU, not one an executor.
+ *
  * Threads never palloc, ereport or longjmp: what they call returns a
  * status (device_ops.h), and they run with every signal blocked, so that
  * PostgreSQL's signals reach the main thread.
@@ -39,6 +44,8 @@ int			setops_service_gpu_wait = SETOPS_GPU_WAIT_AUTO;
 bool		setops_service_coalesce = true;
 int			setops_service_poll_us = 300;
 int			setops_service_poll_executors = 1;
+int			setops_service_count_runners = 2;
+int			setops_service_count_trips = 2;
 
 /* Jobs waiting for one device's executors. */
 typedef struct ExecQueue
@@ -57,9 +64,36 @@ typedef struct Executor
 	int			stream;
 } Executor;
 
+/*
+ * A count runner: a thread of a device that keeps up to
+ * setops.service_count_trips shared trips of counts in flight, each on a
+ * stream of its own, and polls them all; so that a device's counts keep
+ * setops.service_count_runners cores waiting for the GPU, not one an
+ * executor.
+ */
+typedef struct CountTrip
+{
+	int			stream;
+	int			n;				/* its counts; 0: the stream is free */
+	double		t0;
+	ServiceJob *jobs[SETOPS_GPU_MANY];
+} CountTrip;
+
+typedef struct CountRunner
+{
+	pthread_t	thread;
+	int			device;
+	int			ntrips;
+	CountTrip	trips[SETOPS_GPU_MAX_STREAMS];
+} CountRunner;
+
 static ExecQueue queues[SERVICE_MAX_DEVICES];
+static ExecQueue count_queues[SERVICE_MAX_DEVICES];
 static Executor *executors = NULL;
 static int	nexecutors = 0;
+static CountRunner *runners = NULL;
+static int	nrunners = 0;
+static int	device_runners[SERVICE_MAX_DEVICES];	/* started, per device */
 static volatile bool stopping = false;
 
 /* Jobs answered, for the main thread to reap. */
@@ -145,6 +179,31 @@ coalescible(const ServiceJob *job)
 }
 
 /*
+ * The counts of a shared trip answered, with the trip's status and each
+ * count's.  A count the trip failed goes again alone on stream, so that
+ * one count's failure (a device error in its launch, memory) is its own
+ * and not its neighbours'.
+ */
+static void
+answer_counts(int stream, ServiceJob **jobs, int n, SetopsGpuStatus status,
+			  const SetopsGpuStatus *statuses, char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	Executor	alone = {.device = jobs[0]->device,.stream = stream};
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (status != SETOPS_GPU_OK || statuses[i] != SETOPS_GPU_OK)
+		{
+			run_job(&alone, jobs[i]);
+			continue;
+		}
+		jobs[i]->args.batched = n;
+		answer_job(jobs[i], statuses[i], errbufs[i]);
+	}
+}
+
+/*
  * Counts of cached arrays that wait together go to the device at once
  * (count_many: their launches queued back to back, one wait), each answer
  * to its own slot.  A count never waits for company: the batch is what
@@ -166,21 +225,7 @@ run_counts(const Executor *x, ServiceJob **jobs, int n)
 	if (status == SETOPS_GPU_OK)
 		service_device->count_many(args, n, statuses, errbufs);
 	count_run(jobs, n, t0);
-	for (i = 0; i < n; i++)
-	{
-		/*
-		 * A count the shared trip failed goes again alone, so that one
-		 * count's failure (a device error in its launch, memory) is its
-		 * own and not its neighbours'.
-		 */
-		if (status != SETOPS_GPU_OK || statuses[i] != SETOPS_GPU_OK)
-		{
-			run_job(x, jobs[i]);
-			continue;
-		}
-		jobs[i]->args.batched = n;
-		answer_job(jobs[i], statuses[i], errbufs[i]);
-	}
+	answer_counts(x->stream, jobs, n, status, statuses, errbufs);
 }
 
 /*
@@ -267,6 +312,160 @@ executor_main(void *arg)
 	}
 }
 
+static void trip_take(const CountRunner *r, CountTrip *t);
+
+/*
+ * Trip t's counts answered: finished if status is OK, else each alone.
+ * A trip that went well frees its stream first, and the counts queued
+ * meanwhile start on it before these answers go out: answering is a
+ * SetLatch a count, and the GPU should not wait for those.
+ */
+static void
+trip_end(const CountRunner *r, CountTrip *t, SetopsGpuStatus status)
+{
+	SetopsGpuSetopArgs *args[SETOPS_GPU_MANY];
+	SetopsGpuStatus statuses[SETOPS_GPU_MANY];
+	char		errbufs[SETOPS_GPU_MANY][SETOPS_GPU_ERRLEN];
+	ServiceJob *jobs[SETOPS_GPU_MANY];
+	bool		clean = status == SETOPS_GPU_OK;
+	int			n = t->n,
+				i;
+
+	for (i = 0; i < n; i++)
+		args[i] = &t->jobs[i]->args;
+	if (status == SETOPS_GPU_OK)
+		service_device->count_finish(args, n, statuses, errbufs);
+	count_run(t->jobs, n, t->t0);
+	for (i = 0; i < n; i++)
+	{
+		jobs[i] = t->jobs[i];
+		clean &= statuses[i] == SETOPS_GPU_OK;
+	}
+	t->n = 0;
+	/* (a count that failed goes again alone on this stream: it stays free till then) */
+	if (clean)
+		trip_take(r, t);
+	answer_counts(t->stream, jobs, n, status, statuses, errbufs);
+}
+
+/* Trip t (its jobs taken) started on its stream; ended at once if that failed. */
+static void
+trip_start(const CountRunner *r, CountTrip *t)
+{
+	SetopsGpuSetopArgs *args[SETOPS_GPU_MANY];
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status;
+	int			i;
+
+	t->t0 = setops_clock_ms();
+	for (i = 0; i < t->n; i++)
+		args[i] = &t->jobs[i]->args;
+	status = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
+	if (status == SETOPS_GPU_OK)
+		status = service_device->count_start(args, t->n, errbuf, sizeof(errbuf));
+	if (status != SETOPS_GPU_OK)
+		trip_end(r, t, status);
+}
+
+/* The counts queued for r's device (up to SETOPS_GPU_MANY) as trip t, started. */
+static void
+trip_take(const CountRunner *r, CountTrip *t)
+{
+	ExecQueue  *q = &count_queues[r->device];
+
+	/* (the head read unlocked is a hint: jobs are taken under the lock) */
+	if (q->head == NULL)
+		return;
+	pthread_mutex_lock(&q->lock);
+	if (q->head != NULL)
+		t->n = take_jobs(q, t->jobs);
+	pthread_mutex_unlock(&q->lock);
+	if (t->n > 0)
+		trip_start(r, t);
+}
+
+/* Trip t answered if it is done. */
+static void
+trip_poll(const CountRunner *r, CountTrip *t)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN] = "";
+	SetopsGpuStatus status;
+	int			done = -1;
+
+	status = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
+	if (status == SETOPS_GPU_OK)
+		done = service_device->stream_done(errbuf, sizeof(errbuf));
+	if (done != 0)
+		trip_end(r, t, done > 0 ? SETOPS_GPU_OK : SETOPS_GPU_ERROR);
+}
+
+/*
+ * A count runner: answers the trips that are done, starts the counts that
+ * queued meanwhile on a free stream (all of them, up to SETOPS_GPU_MANY,
+ * in one shared trip), and spins while any trip flies.  Idle, it polls
+ * its queue as an executor does, then sleeps.  Its CPU time while trips
+ * fly is the counts' (setops_service->exec_cpu_ns).
+ */
+static void *
+runner_main(void *arg)
+{
+	CountRunner *r = (CountRunner *) arg;
+	ExecQueue  *q = &count_queues[r->device];
+	unsigned long long cpu_from = 0;
+	bool		busy = false;
+	uint32		spins = 0;
+
+	on_executor = true;
+	pthread_mutex_lock(&q->lock);
+	q->polling++;
+	pthread_mutex_unlock(&q->lock);
+	while (!stopping)
+	{
+		int			flying = 0,
+					i;
+
+		for (i = 0; i < r->ntrips; i++)
+		{
+			CountTrip  *t = &r->trips[i];
+
+			if (t->n > 0)
+				trip_poll(r, t);
+			if (t->n == 0)
+				trip_take(r, t);
+			flying += t->n > 0;
+		}
+		/* (its CPU time counted now and then while busy, and when it ends) */
+		if (busy && (flying == 0 || ++spins % 4096 == 0))
+		{
+			unsigned long long now = setops_thread_cpu_ns();
+
+			if (now > cpu_from)
+				pg_atomic_fetch_add_u64(&setops_service->exec_cpu_ns, now - cpu_from);
+			cpu_from = now;
+			busy = flying > 0;
+		}
+		if (flying > 0)
+		{
+			if (!busy)
+				cpu_from = setops_thread_cpu_ns();
+			busy = true;
+			pg_spin_delay();
+			continue;
+		}
+		/* nothing in flight: poll for counts, then sleep */
+		if (q->head == NULL && !service_poll((void *const volatile *) &q->head, NULL))
+		{
+			pthread_mutex_lock(&q->lock);
+			q->polling--;
+			while (q->head == NULL && !stopping)
+				pthread_cond_wait(&q->ready, &q->lock);
+			q->polling++;
+			pthread_mutex_unlock(&q->lock);
+		}
+	}
+	return NULL;
+}
+
 /*
  * Stop the executors (at worker exit).  Jobs still queued stay unanswered:
  * their backends see the worker go, and the next worker fails their slots.
@@ -290,11 +489,18 @@ service_exec_stop(void)
 		pthread_mutex_lock(&queues[i].lock);
 		pthread_cond_broadcast(&queues[i].ready);
 		pthread_mutex_unlock(&queues[i].lock);
+		pthread_mutex_lock(&count_queues[i].lock);
+		pthread_cond_broadcast(&count_queues[i].ready);
+		pthread_mutex_unlock(&count_queues[i].lock);
 	}
 	for (i = 0; i < nexecutors; i++)
 		pthread_join(executors[i].thread, NULL);
+	for (i = 0; i < nrunners; i++)
+		pthread_join(runners[i].thread, NULL);
 	nexecutors = 0;
 	executors = NULL;
+	nrunners = 0;
+	runners = NULL;
 }
 
 /*
@@ -307,7 +513,10 @@ service_exec_start(void)
 {
 	int			ndev = setops_service->ndevices,
 				per = Min(setops_service_streams, SETOPS_GPU_MAX_STREAMS - 1),
+				trips,
+				nrun,
 				d,
+				k,
 				s;
 	sigset_t	all,
 				old;
@@ -315,10 +524,15 @@ service_exec_start(void)
 	main_latch = MyLatch;
 	for (d = 0; d < SERVICE_MAX_DEVICES; d++)
 	{
-		pthread_mutex_init(&queues[d].lock, NULL);
-		pthread_cond_init(&queues[d].ready, NULL);
-		queues[d].head = queues[d].tail = NULL;
-		queues[d].polling = 0;
+		ExecQueue  *qs[2] = {&queues[d], &count_queues[d]};
+
+		for (s = 0; s < 2; s++)
+		{
+			pthread_mutex_init(&qs[s]->lock, NULL);
+			pthread_cond_init(&qs[s]->ready, NULL);
+			qs[s]->head = qs[s]->tail = NULL;
+			qs[s]->polling = 0;
+		}
 	}
 	if (ndev == 0 || per < 1)
 		return;
@@ -335,11 +549,39 @@ service_exec_start(void)
 			if (pthread_create(&x->thread, NULL, executor_main, x) == 0)
 				nexecutors++;
 		}
+	/*
+	 * The count runners' streams follow the executors'.  A device whose
+	 * runners could not start has its counts run by its executors.
+	 */
+	trips = Max(setops_service_count_trips, 1);
+	nrun = Min(setops_service_count_runners, (SETOPS_GPU_MAX_STREAMS - 1 - per) / trips);
+	if (nexecutors == 0 || !setops_service_coalesce)
+		nrun = 0;
+	if (nrun > 0)
+		runners = MemoryContextAllocZero(TopMemoryContext, sizeof(CountRunner) * ndev * nrun);
+	for (d = 0; d < ndev; d++)
+	{
+		device_runners[d] = 0;
+		for (k = 0; k < nrun; k++)
+		{
+			CountRunner *r = &runners[nrunners];
+
+			r->device = d;
+			r->ntrips = trips;
+			for (s = 0; s < trips; s++)
+				r->trips[s].stream = per + 1 + k * trips + s;
+			if (pthread_create(&r->thread, NULL, runner_main, r) == 0)
+			{
+				nrunners++;
+				device_runners[d]++;
+			}
+		}
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (nexecutors < ndev * per)
+	if (nexecutors < ndev * per || nrunners < ndev * nrun)
 		ereport(LOG,
-				(errmsg("setops GPU service: %d of %d executor threads started",
-						nexecutors, ndev * per)));
+				(errmsg("setops GPU service: %d of %d executor threads and %d of %d count runners started",
+						nexecutors, ndev * per, nrunners, ndev * nrun)));
 	setops_service->streams = nexecutors / ndev;
 	if (nexecutors == 0)
 		executors = NULL;
@@ -412,7 +654,8 @@ service_exec_load(int device)
 void
 service_exec_submit(ServiceJob *job)
 {
-	ExecQueue  *q = &queues[job->device];
+	bool		to_runner = device_runners[job->device] > 0 && coalescible(job);
+	ExecQueue  *q = to_runner ? &count_queues[job->device] : &queues[job->device];
 
 	job->submitted_ms = setops_clock_ms();
 	pg_atomic_fetch_add_u32(&setops_service->load[job->device].queued, 1);
@@ -449,10 +692,11 @@ service_exec_submit(ServiceJob *job)
 	/*
 	 * A polling executor takes a lone job, and a count queued behind a
 	 * count (take_jobs takes them together); any other job behind others
-	 * wakes a sleeper, to overlap.  (Each wake-up is a system call on this
-	 * thread.)
+	 * wakes a sleeper, to overlap.  A count runner that is awake takes
+	 * every count queued.  (Each wake-up is a system call on this thread.)
 	 */
-	if (q->polling == 0 || (q->head != job && !(coalescible(q->head) && coalescible(job))))
+	if (q->polling == 0 ||
+		(!to_runner && q->head != job && !(coalescible(q->head) && coalescible(job))))
 		pthread_cond_signal(&q->ready);
 	pthread_mutex_unlock(&q->lock);
 }

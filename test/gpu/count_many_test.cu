@@ -4,7 +4,9 @@
  *	  keys already on the device, answered by segmented launches (counts of
  *	  one key type and mode together, skewed or empty ones alone), each
  *	  answer checked against a per-key count merge written here (no engine
- *	  code) and against the same count run alone (setops_gpu_setop).
+ *	  code) and against the same count run alone (setops_gpu_setop).  Every
+ *	  other batch goes as two trips in flight at once, through the start,
+ *	  poll and finish steps, as the service's count runner keeps them.
  *
  * Every batch mixes int4 and int8, the three count modes, sizes on the
  * count tile's multiples and one off (na + nb and each side), duplicate
@@ -460,6 +462,57 @@ count_batch_round(int bi, bool full)
 	failures += bad;
 }
 
+/*
+ * The same counts as two trips in flight at once on streams 1 and 2, as
+ * the service's count runner keeps them: both started, polled until done,
+ * then finished.
+ */
+static void
+count_many_in_flight(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *st,
+					 char (*errs)[SETOPS_GPU_ERRLEN])
+{
+	int			from[2] = {0, n / 2},
+				len[2] = {n / 2, n - n / 2};
+	bool		flying[2] = {false, false};
+	char		err[SETOPS_GPU_ERRLEN] = "";
+
+	for (int t = 0; t < 2; t++)
+	{
+		SetopsGpuStatus s = setops_gpu_use_stream(0, 1 + t, err, sizeof(err));
+
+		if (s == SETOPS_GPU_OK)
+			s = setops_gpu_count_many_start(args + from[t], len[t], err, sizeof(err));
+		flying[t] = s == SETOPS_GPU_OK;
+		for (int k = 0; !flying[t] && k < len[t]; k++)
+		{
+			st[from[t] + k] = s;
+			snprintf(errs[from[t] + k], SETOPS_GPU_ERRLEN, "start: %s", err);
+		}
+	}
+	while (flying[0] || flying[1])
+		for (int t = 0; t < 2; t++)
+		{
+			int			done = -1;
+
+			if (!flying[t])
+				continue;
+			if (setops_gpu_use_stream(0, 1 + t, err, sizeof(err)) == SETOPS_GPU_OK)
+				done = setops_gpu_stream_done(err, sizeof(err));
+			if (done == 0)
+				continue;
+			flying[t] = false;
+			if (done > 0)
+				setops_gpu_count_many_finish(args + from[t], len[t], st + from[t], errs + from[t]);
+			else
+				for (int k = 0; k < len[t]; k++)
+				{
+					st[from[t] + k] = SETOPS_GPU_ERROR;
+					snprintf(errs[from[t] + k], SETOPS_GPU_ERRLEN, "polling: %s", err);
+				}
+		}
+	(void) setops_gpu_use_device(0, err, sizeof(err));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -490,7 +543,11 @@ main(int argc, char **argv)
 			args_of(&args[k], cases[k]);
 			ptrs[k] = &args[k];
 		}
-		setops_gpu_count_many(ptrs.data(), n, st.data(), errs);
+		/* every other batch as two trips in flight at once */
+		if (bi % 2 == 1)
+			count_many_in_flight(ptrs.data(), n, st.data(), errs);
+		else
+			setops_gpu_count_many(ptrs.data(), n, st.data(), errs);
 		for (int k = 0; k < n; k++)
 		{
 			int64_t		expect = cases[k].expect + (mutate && k == bi % n ? 1 : 0);
