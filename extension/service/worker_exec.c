@@ -14,10 +14,11 @@
  * request's upload, another's kernel and a third's download overlap on a
  * device, and independent requests run on every device at once.
  *
- * Counts of two cached arrays go instead to the device's count runner
- * (setops.service_count_trips > 0): one thread that keeps several shared
- * trips of counts in flight and polls them all, so that a device's counts
- * keep one core waiting for the GPU, not one an executor.
+ * Counts of two cached arrays go instead to the device's count runners
+ * (setops.service_count_runners, 0: the executors): threads that each keep
+ * setops.service_count_trips shared trips of counts in flight and poll
+ * them all, so that a device's counts keep that many cores waiting for the
+ * GPU, not one an executor.
  *
  * Threads never palloc, ereport or longjmp: what they call returns a
  * status (device_ops.h), and they run with every signal blocked, so that
@@ -76,6 +77,8 @@ typedef struct CountTrip
 	int			stream;
 	int			n;				/* its counts; 0: the stream is free */
 	double		t0;
+	uint64		epoch;			/* the device's context it started in */
+	SetopsGpuStatus failed;		/* its start's failure, ended at the next poll */
 	ServiceJob *jobs[SETOPS_GPU_MANY];
 } CountTrip;
 
@@ -332,7 +335,10 @@ trip_end(const CountRunner *r, CountTrip *t, SetopsGpuStatus status)
 				i;
 
 	for (i = 0; i < n; i++)
+	{
 		args[i] = &t->jobs[i]->args;
+		statuses[i] = status;
+	}
 	if (status == SETOPS_GPU_OK)
 		service_device->count_finish(args, n, statuses, errbufs);
 	count_run(t->jobs, n, t->t0);
@@ -348,23 +354,25 @@ trip_end(const CountRunner *r, CountTrip *t, SetopsGpuStatus status)
 	answer_counts(t->stream, jobs, n, status, statuses, errbufs);
 }
 
-/* Trip t (its jobs taken) started on its stream; ended at once if that failed. */
+/*
+ * Trip t (its jobs taken) started on its stream.  A start that failed ends
+ * at the trip's next poll, each count alone, after the answers this
+ * runner is sending.
+ */
 static void
 trip_start(const CountRunner *r, CountTrip *t)
 {
 	SetopsGpuSetopArgs *args[SETOPS_GPU_MANY];
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
-	SetopsGpuStatus status;
 	int			i;
 
 	t->t0 = setops_clock_ms();
+	t->epoch = service_device->device_epoch(r->device);
 	for (i = 0; i < t->n; i++)
 		args[i] = &t->jobs[i]->args;
-	status = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
-	if (status == SETOPS_GPU_OK)
-		status = service_device->count_start(args, t->n, errbuf, sizeof(errbuf));
-	if (status != SETOPS_GPU_OK)
-		trip_end(r, t, status);
+	t->failed = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
+	if (t->failed == SETOPS_GPU_OK)
+		t->failed = service_device->count_start(args, t->n, errbuf, sizeof(errbuf));
 }
 
 /* The counts queued for r's device (up to SETOPS_GPU_MANY) as trip t, started. */
@@ -374,7 +382,7 @@ trip_take(const CountRunner *r, CountTrip *t)
 	ExecQueue  *q = &count_queues[r->device];
 
 	/* (the head read unlocked is a hint: jobs are taken under the lock) */
-	if (q->head == NULL)
+	if (q->head == NULL || stopping)
 		return;
 	pthread_mutex_lock(&q->lock);
 	if (q->head != NULL)
@@ -384,15 +392,21 @@ trip_take(const CountRunner *r, CountTrip *t)
 		trip_start(r, t);
 }
 
-/* Trip t answered if it is done. */
+/*
+ * Trip t answered if it is done.  A device reset since it started (a
+ * fault elsewhere on the device) took its stream and buffers: it failed.
+ */
 static void
 trip_poll(const CountRunner *r, CountTrip *t)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
-	SetopsGpuStatus status;
+	SetopsGpuStatus status = t->failed;
 	int			done = -1;
 
-	status = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
+	if (status == SETOPS_GPU_OK && service_device->device_epoch(r->device) != t->epoch)
+		status = SETOPS_GPU_ERROR;
+	if (status == SETOPS_GPU_OK)
+		status = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
 	if (status == SETOPS_GPU_OK)
 		done = service_device->stream_done(errbuf, sizeof(errbuf));
 	if (done != 0)
@@ -419,11 +433,13 @@ runner_main(void *arg)
 	pthread_mutex_lock(&q->lock);
 	q->polling++;
 	pthread_mutex_unlock(&q->lock);
-	while (!stopping)
+	for (;;)
 	{
 		int			flying = 0,
 					i;
 
+		if (!busy)
+			cpu_from = setops_thread_cpu_ns();
 		for (i = 0; i < r->ntrips; i++)
 		{
 			CountTrip  *t = &r->trips[i];
@@ -435,20 +451,20 @@ runner_main(void *arg)
 			flying += t->n > 0;
 		}
 		/* (its CPU time counted now and then while busy, and when it ends) */
-		if (busy && (flying == 0 || ++spins % 4096 == 0))
+		if (flying == 0 || ++spins % 4096 == 0)
 		{
 			unsigned long long now = setops_thread_cpu_ns();
 
 			if (now > cpu_from)
 				pg_atomic_fetch_add_u64(&setops_service->exec_cpu_ns, now - cpu_from);
 			cpu_from = now;
-			busy = flying > 0;
 		}
+		busy = flying > 0;
+		/* (stopping, the trips in flight are answered first: no new ones start) */
+		if (stopping && flying == 0)
+			break;
 		if (flying > 0)
 		{
-			if (!busy)
-				cpu_from = setops_thread_cpu_ns();
-			busy = true;
 			pg_spin_delay();
 			continue;
 		}
@@ -469,6 +485,7 @@ runner_main(void *arg)
 /*
  * Stop the executors (at worker exit).  Jobs still queued stay unanswered:
  * their backends see the worker go, and the next worker fails their slots.
+ * Jobs running are answered first (an executor's, a runner's trips).
  */
 static void
 exec_stop(int code, Datum arg)
@@ -557,6 +574,11 @@ service_exec_start(void)
 	nrun = Min(setops_service_count_runners, (SETOPS_GPU_MAX_STREAMS - 1 - per) / trips);
 	if (nexecutors == 0 || !setops_service_coalesce)
 		nrun = 0;
+	else if (nrun < setops_service_count_runners)
+		ereport(LOG,
+				(errmsg("setops GPU service: %d count runners a GPU, not %d: %d streams are left after setops.service_streams, %d a runner",
+						nrun, setops_service_count_runners, SETOPS_GPU_MAX_STREAMS - 1 - per,
+						trips)));
 	if (nrun > 0)
 		runners = MemoryContextAllocZero(TopMemoryContext, sizeof(CountRunner) * ndev * nrun);
 	for (d = 0; d < ndev; d++)
@@ -693,9 +715,12 @@ service_exec_submit(ServiceJob *job)
 	 * A polling executor takes a lone job, and a count queued behind a
 	 * count (take_jobs takes them together); any other job behind others
 	 * wakes a sleeper, to overlap.  A count runner that is awake takes
-	 * every count queued.  (Each wake-up is a system call on this thread.)
+	 * every count queued when a trip of its own frees; a count queued
+	 * behind another wakes a runner that sleeps, if one does (the awake
+	 * ones may all have their trips in flight).  (Each wake-up is a system
+	 * call on this thread; a signal with no sleeper is not.)
 	 */
-	if (q->polling == 0 ||
+	if (q->polling == 0 || (to_runner && q->head != job) ||
 		(!to_runner && q->head != job && !(coalescible(q->head) && coalescible(job))))
 		pthread_cond_signal(&q->ready);
 	pthread_mutex_unlock(&q->lock);

@@ -5,8 +5,8 @@
  *	  one key type and mode together, skewed or empty ones alone), each
  *	  answer checked against a per-key count merge written here (no engine
  *	  code) and against the same count run alone (setops_gpu_setop).  Every
- *	  other batch goes as two trips in flight at once, through the start,
- *	  poll and finish steps, as the service's count runner keeps them.
+ *	  other batch goes as trips in flight at once, through the start, poll
+ *	  and finish steps, as the service's count runner keeps them.
  *
  * Every batch mixes int4 and int8, the three count modes, sizes on the
  * count tile's multiples and one off (na + nb and each side), duplicate
@@ -463,52 +463,71 @@ count_batch_round(int bi, bool full)
 }
 
 /*
- * The same counts as two trips in flight at once on streams 1 and 2, as
- * the service's count runner keeps them: both started, polled until done,
- * then finished.
+ * The same counts as trips in flight at once, as the service's count
+ * runner keeps them: a third of them on stream 1 and a third on stream 2,
+ * both started before either is polled; the last third starts on stream 1
+ * as soon as its first trip is finished, while stream 2's may still fly.
+ * Polls that found a trip still running are counted (the trips overlapped).
  */
+static long polls_running = 0;
+
 static void
 count_many_in_flight(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *st,
 					 char (*errs)[SETOPS_GPU_ERRLEN])
 {
-	int			from[2] = {0, n / 2},
-				len[2] = {n / 2, n - n / 2};
-	bool		flying[2] = {false, false};
+	int			from[3] = {0, n / 3, 2 * n / 3},
+				len[3] = {n / 3, 2 * n / 3 - n / 3, n - 2 * n / 3},
+				on[2] = {0, 1},		/* the part each stream runs; -1: none */
+				next = 2;
 	char		err[SETOPS_GPU_ERRLEN] = "";
 
-	for (int t = 0; t < 2; t++)
-	{
-		SetopsGpuStatus s = setops_gpu_use_stream(0, 1 + t, err, sizeof(err));
+	/* start part p on stream 1 + s, or fail its counts */
+	auto		start = [&](int s, int p) {
+		SetopsGpuStatus r = setops_gpu_use_stream(0, 1 + s, err, sizeof(err));
 
-		if (s == SETOPS_GPU_OK)
-			s = setops_gpu_count_many_start(args + from[t], len[t], err, sizeof(err));
-		flying[t] = s == SETOPS_GPU_OK;
-		for (int k = 0; !flying[t] && k < len[t]; k++)
+		if (r == SETOPS_GPU_OK)
+			r = setops_gpu_count_many_start(args + from[p], len[p], err, sizeof(err));
+		on[s] = r == SETOPS_GPU_OK ? p : -1;
+		for (int k = 0; r != SETOPS_GPU_OK && k < len[p]; k++)
 		{
-			st[from[t] + k] = s;
-			snprintf(errs[from[t] + k], SETOPS_GPU_ERRLEN, "start: %s", err);
+			st[from[p] + k] = r;
+			snprintf(errs[from[p] + k], SETOPS_GPU_ERRLEN, "start: %s", err);
 		}
-	}
-	while (flying[0] || flying[1])
-		for (int t = 0; t < 2; t++)
-		{
-			int			done = -1;
+	};
 
-			if (!flying[t])
+	start(0, 0);
+	start(1, 1);
+	while (on[0] >= 0 || on[1] >= 0 || next < 3)
+		for (int s = 0; s < 2; s++)
+		{
+			int			p = on[s],
+						done = -1;
+
+			if (p < 0)
+			{
+				/* (a stream whose start failed takes the last part) */
+				if (s == 0 && next < 3)
+					start(0, next++);
 				continue;
-			if (setops_gpu_use_stream(0, 1 + t, err, sizeof(err)) == SETOPS_GPU_OK)
+			}
+			if (setops_gpu_use_stream(0, 1 + s, err, sizeof(err)) == SETOPS_GPU_OK)
 				done = setops_gpu_stream_done(err, sizeof(err));
 			if (done == 0)
+			{
+				polls_running++;
 				continue;
-			flying[t] = false;
+			}
+			on[s] = -1;
 			if (done > 0)
-				setops_gpu_count_many_finish(args + from[t], len[t], st + from[t], errs + from[t]);
+				setops_gpu_count_many_finish(args + from[p], len[p], st + from[p], errs + from[p]);
 			else
-				for (int k = 0; k < len[t]; k++)
+				for (int k = 0; k < len[p]; k++)
 				{
-					st[from[t] + k] = SETOPS_GPU_ERROR;
-					snprintf(errs[from[t] + k], SETOPS_GPU_ERRLEN, "polling: %s", err);
+					st[from[p] + k] = SETOPS_GPU_ERROR;
+					snprintf(errs[from[p] + k], SETOPS_GPU_ERRLEN, "polling: %s", err);
 				}
+			if (s == 0 && next < 3)
+				start(0, next++);
 		}
 	(void) setops_gpu_use_device(0, err, sizeof(err));
 }
@@ -543,7 +562,7 @@ main(int argc, char **argv)
 			args_of(&args[k], cases[k]);
 			ptrs[k] = &args[k];
 		}
-		/* every other batch as two trips in flight at once */
+		/* every other batch as trips in flight at once */
 		if (bi % 2 == 1)
 			count_many_in_flight(ptrs.data(), n, st.data(), errs);
 		else
@@ -570,9 +589,10 @@ main(int argc, char **argv)
 	}
 	for (int bi = 0; bi < (full ? 60 : 24); bi++)
 		count_batch_round(bi, full);
-	printf("count_many_test%s: %d batches and %d count batches, %ld answer checks "
+	printf("count_many_test%s: %d batches (half as trips in flight, %ld polls found one "
+		   "running) and %d count batches, %ld answer checks "
 		   "(shared trip, alone, count batch pairs), %ld failures%s\n",
-		   mutate ? " --mutate" : "", batches, full ? 60 : 24, checks, failures,
+		   mutate ? " --mutate" : "", batches, polls_running, full ? 60 : 24, checks, failures,
 		   mutate ? " (a mutated reference: failures expected)" : "");
 	return failures ? 1 : 0;
 }
