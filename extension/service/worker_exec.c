@@ -394,17 +394,26 @@ trip_take(const CountRunner *r, CountTrip *t)
 
 /*
  * Trip t answered if it is done.  A device reset since it started (a
- * fault elsewhere on the device) took its stream and buffers: it failed.
+ * fault elsewhere on the device) took its stream, its buffers and the
+ * cached keys it counts: its counts fail, none goes again.
  */
 static void
 trip_poll(const CountRunner *r, CountTrip *t)
 {
 	char		errbuf[SETOPS_GPU_ERRLEN] = "";
 	SetopsGpuStatus status = t->failed;
-	int			done = -1;
+	int			done = -1,
+				i;
 
 	if (status == SETOPS_GPU_OK && service_device->device_epoch(r->device) != t->epoch)
-		status = SETOPS_GPU_ERROR;
+	{
+		count_run(t->jobs, t->n, t->t0);
+		for (i = 0; i < t->n; i++)
+			answer_job(t->jobs[i], SETOPS_GPU_ERROR,
+					   "the GPU was reset while this count was on it");
+		t->n = 0;
+		return;
+	}
 	if (status == SETOPS_GPU_OK)
 		status = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
 	if (status == SETOPS_GPU_OK)
