@@ -75,6 +75,7 @@ typedef struct CacheEntry
 	int64		n;
 	Size		bytes;
 	int			ncopies;
+	uint32		holds;			/* requests that held it (saturating) */
 	CacheCopy	copy[SERVICE_MAX_DEVICES];
 } CacheEntry;
 
@@ -198,6 +199,17 @@ devices_of(const CacheEntry *e)
 		if (e->copy[d].keys != NULL)
 			mask |= 1u << d;
 	return mask;
+}
+
+/* A new entry of n keys in bytes, with no copy yet. */
+static void
+entry_init(CacheEntry *e, int64 n, Size bytes)
+{
+	memset(e->copy, 0, sizeof(e->copy));
+	e->ncopies = 0;
+	e->holds = 0;
+	e->n = n;
+	e->bytes = bytes;
 }
 
 /*
@@ -576,6 +588,32 @@ service_cache_on(const ServiceCacheRef *ref, int device)
 	return e != NULL && e->copy[device].keys != NULL;
 }
 
+/*
+ * Whether device may take copies of the arrays of a and b (either may be
+ * NULL) that it lacks: each was held by a request before (an array read
+ * once, a scan's, is not worth a copy), and they fit there now without
+ * evicting anything.
+ */
+bool
+service_cache_can_gather(const ServiceCacheRef *a, const ServiceCacheRef *b, int device)
+{
+	const ServiceCacheRef *refs[2] = {a, b};
+	Size		need = 0;
+	int			i;
+
+	for (i = 0; i < 2; i++)
+	{
+		CacheEntry *e = refs[i] ? ref_entry(refs[i]) : NULL;
+
+		if (e == NULL || e->copy[device].keys != NULL || (i == 1 && b == a))
+			continue;
+		if (e->holds == 0)
+			return false;
+		need += e->bytes;
+	}
+	return used[device] + need <= capacity[device];
+}
+
 /* When key is put, it should go to device (a request meets a copy there). */
 void
 service_cache_hint(const SetopsCacheKey *key, int device)
@@ -643,6 +681,8 @@ service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hol
 		publish(device, count_nothing, 0);
 	}
 	e->copy[device].pins++;
+	if (e->holds < PG_UINT32_MAX)
+		e->holds++;
 	dlist_move_head(&lru[device], &e->copy[device].lru);
 	hold->pinned = true;
 	hold->key = ref->key;
@@ -777,10 +817,7 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 
 			if (!found)
 			{
-				memset(e->copy, 0, sizeof(e->copy));
-				e->ncopies = 0;
-				e->n = p->n;
-				e->bytes = p->bytes;
+				entry_init(e, p->n, p->bytes);
 			}
 			if (e->copy[p->device].keys != NULL)
 			{
@@ -927,10 +964,7 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 		rows[i].kept = true;
 		if (found)
 			continue;			/* (a key put twice: its first row holds it) */
-		memset(e->copy, 0, sizeof(e->copy));
-		e->ncopies = 0;
-		e->n = rows[i].n;
-		e->bytes = (Size) rows[i].n * ks;
+		entry_init(e, rows[i].n, (Size) rows[i].n * ks);
 		add_copy(e, *device, (char *) buf + (rows[i].off_keys - lo), buf_epoch, slab);
 		rows[i].put = true;
 	}
@@ -1010,10 +1044,7 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 		}
 		e = hash_search(entries, &row->key, HASH_ENTER, &found);
 		Assert(!found);
-		memset(e->copy, 0, sizeof(e->copy));
-		e->ncopies = 0;
-		e->n = row->n;
-		e->bytes = bytes;
+		entry_init(e, row->n, bytes);
 		add_copy(e, device, keys, epoch, NULL);
 		touched |= 1u << device;
 		row->kept = true;

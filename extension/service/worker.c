@@ -269,6 +269,9 @@ service_device_weights(double *weights, int ndevices)
 /* set by handle_setop when an executor answers the request, not the handler */
 static bool request_in_flight = false;
 
+/* the device choose_device chose last */
+static int	last_device = -1;
+
 /*
  * The device for an operation: among those holding its cached arguments
  * (any, for arguments in the arena), the one with the fewest jobs queued
@@ -277,6 +280,14 @@ static bool request_in_flight = false;
  * stays in the cache).  Where those devices are all busy and another has
  * nothing to do, that one takes it and the arguments are copied there: a
  * hot array ends up on every device that serves it.
+ *
+ * With nothing queued or running on any device, the device chosen last
+ * takes it, copying there the arguments it lacks when they were used
+ * before and fit without evicting (service_cache_can_gather): one
+ * session's calls stay on one device whose threads are still polling,
+ * rather than alternate between devices where the cache spread their
+ * arrays (a stored 16M-key count took 0.167 ms on two H200 against 0.149
+ * on one, its p99 2.5 times one GPU's).
  */
 static int
 choose_device(const ServiceCacheRef *a, const ServiceCacheRef *b)
@@ -288,8 +299,14 @@ choose_device(const ServiceCacheRef *a, const ServiceCacheRef *b)
 				candidates = holds_a & holds_b;
 	int			best = -1,
 				best_load = INT_MAX,
+				busy = 0,
 				d;
 
+	for (d = 0; d < ndev; d++)
+		busy += service_exec_load(d);
+	if (busy == 0 && last_device >= 0 && last_device < ndev &&
+		((candidates & (1u << last_device)) || service_cache_can_gather(a, b, last_device)))
+		return last_device;
 	if (candidates == 0)
 		candidates = a->n >= b->n ? holds_a : holds_b;
 	for (d = 0; d < ndev; d++)
@@ -301,8 +318,8 @@ choose_device(const ServiceCacheRef *a, const ServiceCacheRef *b)
 	if (best_load >= setops_service_streams)
 		for (d = 0; d < ndev; d++)
 			if (service_exec_load(d) == 0)
-				return d;
-	return best;
+				return last_device = d;
+	return last_device = best;
 }
 
 /*

@@ -56,6 +56,8 @@ extern void service_cache_count(const int64 *hits, int64 misses);
 extern void service_cache_hint(const SetopsCacheKey *key, int device);
 extern void service_cache_touch(const ServiceCacheRef *ref);
 extern bool service_cache_on(const ServiceCacheRef *ref, int device);
+extern bool service_cache_can_gather(const ServiceCacheRef *a, const ServiceCacheRef *b,
+									 int device);
 extern SetopsGpuStatus service_cache_hold(const ServiceCacheRef *ref, int device,
 										  ServiceCacheHold *hold, const void **keys,
 										  char *errbuf, size_t errlen);
