@@ -128,9 +128,14 @@ answer_job(ServiceJob *job, SetopsGpuStatus status, const char *errbuf)
 	slot->status = status;
 	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
 	job->status = status;
+	/*
+	 * (off the device's load before the backend can see its answer: else
+	 * its next request, routed meanwhile, found this device still busy and
+	 * went to another, and one session's calls alternated between GPUs)
+	 */
+	pg_atomic_fetch_sub_u32(&stats->queued, 1);
 	state = service_hand_back(slot);
 	job->wake_slot_waiters = state != SLOT_FREE && service_free_from(slot, state);
-	pg_atomic_fetch_sub_u32(&stats->queued, 1);
 
 	pthread_mutex_lock(&done_lock);
 	job->next = done_head;
