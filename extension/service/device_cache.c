@@ -590,26 +590,26 @@ service_cache_on(const ServiceCacheRef *ref, int device)
 
 /*
  * Whether device may take copies of the arrays of a and b (either may be
- * NULL) that it lacks: each was held by a request before (an array read
- * once, a scan's, is not worth a copy), and they fit there now without
- * evicting anything.
+ * NULL) that it lacks: each was held before, by a request or a batch (an
+ * array met for the first time, a scan's, is not worth a copy), and they
+ * fit there now without evicting anything.
  */
 bool
 service_cache_can_gather(const ServiceCacheRef *a, const ServiceCacheRef *b, int device)
 {
-	const ServiceCacheRef *refs[2] = {a, b};
+	CacheEntry *e[2] = {a ? ref_entry(a) : NULL, b ? ref_entry(b) : NULL};
 	Size		need = 0;
 	int			i;
 
+	if (e[1] == e[0])
+		e[1] = NULL;			/* (one array twice: one copy) */
 	for (i = 0; i < 2; i++)
 	{
-		CacheEntry *e = refs[i] ? ref_entry(refs[i]) : NULL;
-
-		if (e == NULL || e->copy[device].keys != NULL || (i == 1 && b == a))
+		if (e[i] == NULL || e[i]->copy[device].keys != NULL)
 			continue;
-		if (e->holds == 0)
+		if (e[i]->holds == 0)
 			return false;
-		need += e->bytes;
+		need += e[i]->bytes;
 	}
 	return used[device] + need <= capacity[device];
 }

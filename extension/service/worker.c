@@ -739,6 +739,9 @@ setops_service_main(Datum arg)
 
 	service_cache_init();
 	service_stage_init();
+	/* (jobs an earlier worker left unanswered are no device's load now) */
+	for (i = 0; i < SERVICE_MAX_DEVICES; i++)
+		pg_atomic_write_u32(&setops_service->load[i].queued, 0);
 	service_exec_start();
 
 	SpinLockAcquire(&setops_service->mutex);
