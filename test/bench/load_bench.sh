@@ -42,7 +42,10 @@
 # kept busy (its worker process) and the share of the run its main thread
 # spent handing requests on (setops_service's dispatch_ms), and the requests
 # that shared each launch on each device (per_launch, "device 0/device 1"),
-# then ratios from the same run: gpu/cpu and
+# the cores pgbench itself kept busy, and each device's mean wait of a request
+# in its queue and mean time of a launch from start to answer, in us
+# (queue_us:trip_us, "device 0/device 1"): with host_busy, where a
+# transaction's time goes; then ratios from the same run: gpu/cpu and
 # auto/max(cpu, gpu) tps per (size, form, gpus, clients); all GPUs / 1 GPU
 # tps in gpu mode; p99/p50 in gpu mode at 64 clients; the single request
 # (1 client, count of stored 16M rows, gpu mode): median latency with all
@@ -443,8 +446,8 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\n' >"$tsv"
-header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch per_launch)
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\tpgbench_cores\tqueue_us:trip_us\n' >"$tsv"
+header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s %7s %s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch per_launch pgbench queue_us:trip_us)
 total_failures=0
 pid_n=0
 
@@ -461,11 +464,21 @@ pgbench_failures() {	# log rc
 
 # the GPU service's counters, one line: requests taken (all devices), its
 # main thread's summed time handing requests on (ms), then each device's
-# requests and launches "r:l r:l ..." (empty without the service)
+# requests, launches, summed queue waits and launch times (ms)
+# "r:l:w:t r:l:w:t ..." (empty without the service)
 service_counters() {
 	psql -XAtq -F ' ' -c "SELECT sum(requests), max(dispatch_ms),
-		string_agg(requests || ':' || launches, ' ' ORDER BY device) FROM setops_service_stats()
-		HAVING count(*) > 0" 2>/dev/null
+		string_agg(requests || ':' || launches || ':' || wait_ms || ':' || run_ms, ' ' ORDER BY device)
+		FROM setops_service_stats() HAVING count(*) > 0" 2>/dev/null
+}
+
+# the CPU seconds (user + system) of this shell's finished children: bash's
+# times (run in this shell, not a subshell, whose children are its own),
+# second line
+children_cpu_s() {	# file
+	times >"$1"
+	sed -n 2p "$1" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, /m|s/); s += p[1] * 60 + p[2] } printf "%.3f", s }'
+	rm -f "$1"
 }
 
 # busy and total CPU ticks of the host (/proc/stat), and the GPU service's own
@@ -494,8 +507,11 @@ run_point() {	# size form mode clients gpus-label
 	read -r req0 disp0 launch0 <<<"$(service_counters)"
 	t0=$(date +%s.%N)
 	read -r busy0 all0 < <(host_ticks)
+	children_cpu_s "$pre.times" >"$pre.cpu0"
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 || rc=$?
+	children_cpu_s "$pre.times" >"$pre.cpu1"
+	cpu0=$(cat "$pre.cpu0"); cpu1=$(cat "$pre.cpu1"); rm -f "$pre.cpu0" "$pre.cpu1"
 	read -r busy1 all1 < <(host_ticks)
 	t1=$(date +%s.%N)
 	read -r req1 disp1 launch1 <<<"$(service_counters)"
@@ -510,6 +526,19 @@ run_point() {	# size form mode clients gpus-label
 			out = out (i > 1 ? "/" : "") (l > 0 ? sprintf("%.1f", r / l) : "-")
 		}
 		print (n > 0 ? out : "-") }')
+	# each device's mean queue wait a request and time a launch (us)
+	gpu_path=$(awk -v a="$launch0" -v b="$launch1" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " "); out = ""
+		for (i = 1; i <= n; i++) {
+			split(x[i], p, ":"); split(y[i], q, ":")
+			r = q[1] - p[1]; l = q[2] - p[2]
+			out = out (i > 1 ? "/" : "") (r > 0 ? sprintf("%.0f", (q[3] - p[3]) * 1000 / r) : "-") ":" \
+				(l > 0 ? sprintf("%.0f", (q[4] - p[4]) * 1000 / l) : "-")
+		}
+		print (n > 0 ? out : "-") }')
+	# the cores pgbench kept busy (its threads: clients' work, not the server's)
+	pgb_cores=$(awk -v c0="$cpu0" -v c1="$cpu1" -v t0="$t0" -v t1="$t1" \
+		'BEGIN { printf "%.2f", (t1 > t0 ? (c1 - c0) / (t1 - t0) : 0) }')
 	# the host's CPUs busy (share), and the cores the service's threads kept busy
 	host_busy=$(awk -v b=$((busy1 - busy0)) -v a=$((all1 - all0)) 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
 	svc_cores=-
@@ -538,8 +567,8 @@ run_point() {	# size form mode clients gpus-label
 	share=-
 	[ "$xacts" -gt 0 ] && [ -n "$req0" ] && [ -n "$req1" ] &&
 		share=$(awk -v r=$((req1 - req0)) -v x="$xacts" 'BEGIN { printf "%.3f", r / x }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" >>"$tsv"
-	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path" >>"$tsv"
+	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s %7s %s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path"
 	if [ "$fails" -gt 0 ]; then
 		total_failures=$((total_failures + fails))
 		grep -hE 'error|ERROR|FATAL' "$pre.warm" "$pre.out" | head -n 5 | sed 's/^/      /'
