@@ -19,14 +19,23 @@
  * pair's answer against the same reference.
  *
  *   test/gpu/count_many_test [quick|full] [--mutate]
+ *   test/gpu/count_many_test time
  * --mutate makes the reference wrong for one count a batch: the run must
- * then fail (it shows that the checks can).
+ * then fail (it shows that the checks can).  time measures the GPU's side
+ * of the service's count path, no PostgreSQL: a trip's latency (start,
+ * poll, finish) by trip size, and the counts a second one device answers
+ * with 1 to 8 trips in flight on streams of their own, as count runners
+ * keep them (with the mean time of a poll of a trip's end), for stored
+ * int4 rows of 20k and 1M keys (the load bench's); every answer of the
+ * timed trips is checked against the count alone, and one against a
+ * per-key merge.
  */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <vector>
 
 #include "../../engine/gpu/setops_gpu.h"
@@ -532,6 +541,214 @@ count_many_in_flight(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *st,
 	(void) setops_gpu_use_device(0, err, sizeof(err));
 }
 
+/* Seconds, monotonic. */
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double		a = *(const double *) x,
+				b = *(const double *) y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * The count path's GPU side timed (see the header): rows of n keys, shaped
+ * as the load bench's (key g of row r is (g * s + [0, s)) / 4, s = 5 + r % 3).
+ */
+static void
+time_counts(int64_t n)
+{
+	enum
+	{
+		ROWS = 16, MAXF = 8, TRIPS = 400
+	};
+	std::vector<int64_t> rows[ROWS];
+	void	   *dev[ROWS];
+	char		err[SETOPS_GPU_ERRLEN];
+	static char errs[SETOPS_GPU_MANY][SETOPS_GPU_ERRLEN];
+	int			sizes[] = {1, 2, 4, 8, 16};
+	const char *gap = getenv("COUNT_TIME_POLL_GAP_US");
+	double		poll_gap_us = gap ? atof(gap) : 0;
+
+	for (int r = 0; r < ROWS; r++)
+	{
+		int			s = 5 + r % 3;
+
+		rows[r].resize(n);
+		for (int64_t g = 0; g < n; g++)
+			rows[r][g] = (g * s + (int64_t) (testgen_rnd() % s)) / 4;
+		dev[r] = upload(rows[r], SETOPS_KEY_INT32);
+	}
+	/* trip k's count i: rows (k * 7 + i) % ROWS and (k * 3 + i * 5 + 1) % ROWS */
+	auto		fill_trip = [&](SetopsGpuSetopArgs *a, SetopsGpuSetopArgs **p, int k, int m) {
+		for (int i = 0; i < m; i++)
+		{
+			int			x = (k * 7 + i) % ROWS,
+						y = (k * 3 + i * 5 + 1) % ROWS;
+
+			memset(&a[i], 0, sizeof(a[i]));
+			a[i].op = SETOPS_OP_INTERSECT;
+			a[i].key_type = SETOPS_KEY_INT32;
+			a[i].a_dev = dev[x];
+			a[i].na = n;
+			a[i].b_dev = dev[y];
+			a[i].nb = n;
+			a[i].count_mode = SETOPS_GPU_COUNT_INTERSECT;
+			a[i].inputs_sorted = true;
+			p[i] = &a[i];
+		}
+	};
+	/* the expected count of each pair (x, y), from one trip each */
+	static int64_t expect[ROWS][ROWS];
+
+	for (int x = 0; x < ROWS; x++)
+		for (int y = 0; y < ROWS; y++)
+		{
+			SetopsGpuSetopArgs a;
+
+			memset(&a, 0, sizeof(a));
+			a.op = SETOPS_OP_INTERSECT;
+			a.key_type = SETOPS_KEY_INT32;
+			a.a_dev = dev[x];
+			a.na = n;
+			a.b_dev = dev[y];
+			a.nb = n;
+			a.count_mode = SETOPS_GPU_COUNT_INTERSECT;
+			a.inputs_sorted = true;
+			if (setops_gpu_setop(&a, err, sizeof(err)) != SETOPS_GPU_OK)
+			{
+				fprintf(stderr, "count_many_test time: %s\n", err);
+				exit(2);
+			}
+			expect[x][y] = a.out_count;
+		}
+	if (reference(SETOPS_GPU_COUNT_INTERSECT, rows[0], rows[1]) != expect[0][1])
+	{
+		printf("FAIL time: count of rows 0 and 1 is %" PRId64 ", expected %" PRId64 "\n",
+			   expect[0][1], reference(SETOPS_GPU_COUNT_INTERSECT, rows[0], rows[1]));
+		failures++;
+	}
+	checks++;
+	/* check trip k's answers (m counts) */
+	auto		check = [&](SetopsGpuSetopArgs *a, SetopsGpuStatus *st, int k, int m) {
+		for (int i = 0; i < m; i++)
+		{
+			checks++;
+			if (st[i] != SETOPS_GPU_OK ||
+				a[i].out_count != expect[(k * 7 + i) % ROWS][(k * 3 + i * 5 + 1) % ROWS])
+			{
+				if (failures++ < 5)
+					printf("FAIL time: trip %d count %d: status %d, %" PRId64 "\n", k, i, (int) st[i],
+						   a[i].out_count);
+			}
+		}
+	};
+
+	/* one trip at a time: latency by trip size */
+	for (int si = 0; si < (int) (sizeof(sizes) / sizeof(sizes[0])); si++)
+	{
+		int			m = sizes[si];
+		double		lat[TRIPS];
+		SetopsGpuSetopArgs a[16];
+		SetopsGpuSetopArgs *p[16];
+		SetopsGpuStatus st[16];
+
+		(void) setops_gpu_use_stream(0, 1, err, sizeof(err));
+		for (int k = 0; k < TRIPS; k++)
+		{
+			double		t0;
+
+			fill_trip(a, p, k, m);
+			t0 = now_s();
+			if (setops_gpu_count_many_start(p, m, err, sizeof(err)) != SETOPS_GPU_OK)
+			{
+				fprintf(stderr, "count_many_test time: start: %s\n", err);
+				exit(2);
+			}
+			while (setops_gpu_stream_done(err, sizeof(err)) == 0)
+				;
+			for (int i = 0; i < m; i++)
+				st[i] = SETOPS_GPU_OK;
+			setops_gpu_count_many_finish(p, m, st, errs);
+			lat[k] = (now_s() - t0) * 1e6;
+			check(a, st, k, m);
+		}
+		qsort(lat, TRIPS, sizeof(double), cmp_double);
+		printf("time %7" PRId64 " keys: trip of %2d counts alone: median %7.1f us, p90 %7.1f us, %6.1f us a count\n",
+			   n, m, lat[TRIPS / 2], lat[TRIPS * 9 / 10], lat[TRIPS / 2] / m);
+	}
+	/* f trips in flight on streams 1..f, each of m counts: counts a second */
+	for (int f = 1; f <= MAXF; f *= 2)
+		for (int m = 1; m <= 8; m *= 2)
+		{
+			static SetopsGpuSetopArgs a[MAXF][16];
+			SetopsGpuSetopArgs *p[MAXF][16];
+			SetopsGpuStatus st[16];
+			int			k_of[MAXF],
+						next = 0,
+						done_trips = 0;
+			long		polls = 0;
+			double		t0 = now_s(),
+						poll_s = 0;
+
+			for (int s = 0; s < f; s++)
+			{
+				fill_trip(a[s], p[s], next, m);
+				k_of[s] = next++;
+				(void) setops_gpu_use_stream(0, 1 + s, err, sizeof(err));
+				(void) setops_gpu_count_many_start(p[s], m, err, sizeof(err));
+			}
+			while (done_trips < TRIPS)
+			{
+				/* (a gap between rounds of polls: whether polling itself slows the trips) */
+				if (poll_gap_us > 0)
+					for (double g0 = now_s(); (now_s() - g0) * 1e6 < poll_gap_us;)
+						;
+				for (int s = 0; s < f; s++)
+				{
+					if (k_of[s] < 0)
+						continue;
+					double		p0;
+					int			done;
+
+					(void) setops_gpu_use_stream(0, 1 + s, err, sizeof(err));
+					p0 = now_s();
+					done = setops_gpu_stream_done(err, sizeof(err));
+					poll_s += now_s() - p0;
+					polls++;
+					if (done == 0)
+						continue;
+					for (int i = 0; i < m; i++)
+						st[i] = SETOPS_GPU_OK;
+					setops_gpu_count_many_finish(p[s], m, st, errs);
+					check(a[s], st, k_of[s], m);
+					done_trips++;
+					k_of[s] = -1;
+					if (next < TRIPS)
+					{
+						fill_trip(a[s], p[s], next, m);
+						k_of[s] = next++;
+						(void) setops_gpu_count_many_start(p[s], m, err, sizeof(err));
+					}
+				}
+			}
+			printf("time %7" PRId64 " keys: %d trips in flight of %d counts: %9.0f counts/s (a poll %.2f us)\n",
+				   n, f, m, TRIPS * m / (now_s() - t0), polls ? poll_s * 1e6 / polls : 0);
+		}
+	(void) setops_gpu_use_stream(0, 0, err, sizeof(err));
+	for (int r = 0; r < ROWS; r++)
+		setops_gpu_buffer_free(dev[r]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -546,6 +763,20 @@ main(int argc, char **argv)
 	{
 		fprintf(stderr, "count_many_test: no GPU: %s\n", err);
 		return 2;
+	}
+	if (argc > 1 && strcmp(argv[1], "time") == 0)
+	{
+		const char *keys = getenv("COUNT_TIME_KEYS");
+
+		if (keys)
+			time_counts(atoll(keys));
+		else
+		{
+			time_counts(20000);
+			time_counts(1000000);
+		}
+		printf("count_many_test time: %ld answer checks, %ld failures\n", checks, failures);
+		return failures ? 1 : 0;
 	}
 	for (int bi = 0; bi < batches; bi++)
 	{
