@@ -23,6 +23,8 @@
  */
 #include <stdint.h>
 
+#include <atomic>
+
 #include "gpu_internal.h"
 #include "tile_load.cuh"
 #include "instances.cuh"
@@ -45,6 +47,9 @@ struct CountParams
 	/* many counts in one launch: nsegs of them, the fields above unused */
 	const CountSegment *segs;
 	int			nsegs;
+	/* many: where the last block writes the results (CountMany), or NULL */
+	SetopResults *host_results;
+	unsigned   *blocks_done;
 };
 
 /* One tile's count: its inputs, its place among their tiles, its results. */
@@ -146,6 +151,7 @@ count_tile_kernel(CountParams<Key> p)
 	__shared__ int s_start_a[NT + 1];
 	__shared__ int s_start_b[NT + 1];
 	__shared__ int s_warp[NT / 32];
+	__shared__ bool s_last;
 	int			tid = threadIdx.x;
 	int			tile = blockIdx.x;
 	int			matches = 0;
@@ -258,6 +264,54 @@ count_tile_kernel(CountParams<Key> p)
 		if ((tid & 31) == 0 && matches > 0)
 			atomicAdd(&p.results->total, matches);
 	}
+	/*
+	 * Many, answered into host memory: the last block to finish writes
+	 * every count's results there (each thread's atomics fenced before the
+	 * block counts itself done; the last one reads after its ticket).
+	 */
+	if (Many && p.host_results != NULL)
+	{
+		__threadfence();
+		__syncthreads();
+		if (tid == 0)
+			s_last = atomicAdd(p.blocks_done, 1u) == gridDim.x - 1;
+		__syncthreads();
+		if (s_last)
+		{
+			__threadfence();
+			for (int s = tid; s < p.nsegs; s += NT)
+			{
+				int			k = p.segs[s].result;
+				const volatile SetopResults *from = p.results + k;
+
+				p.host_results[k].total = from->total;
+				p.host_results[k].unsorted = from->unsorted;
+			}
+		}
+	}
+}
+
+/* The blocks of kernel resident at once on the current device, asked once a device (cache). */
+template <typename Kernel>
+static cudaError_t
+resident_blocks(Kernel kernel, int block, std::atomic<int> *cache, int *blocks)
+{
+	int			device = gpu_current_device(),
+				per_sm = 0,
+				sms = 0;
+	cudaError_t err;
+
+	*blocks = cache[device].load(std::memory_order_relaxed);
+	if (*blocks > 0)
+		return cudaSuccess;
+	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+	if (err != cudaSuccess)
+		return err;
+	*blocks = per_sm * sms;
+	cache[device].store(*blocks, std::memory_order_relaxed);
+	return cudaSuccess;
 }
 
 template <typename Key, bool Duplicates, int Mode>
@@ -267,11 +321,12 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	int			num_tiles = lay.num_tiles;
 	int		   *boundaries = (int *) ((char *) l->scratch + lay.boundaries);
 	CountParams<Key> p;
-	int			per_sm = 0,
-				sms = 0,
+	static std::atomic<int> resident[GPU_MAX_DEVICES];
+	int			most = 0,
 				grid;
 	cudaError_t err;
 
+	memset(&p, 0, sizeof(p));
 	p.a = (const Key *) l->a;
 	p.na = l->na;
 	p.b = (const Key *) l->b;
@@ -286,38 +341,56 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 		(Key *) ((char *) l->scratch + lay.samples), stream);
 	/* as many blocks as stay resident at once, no more than tiles */
 	if (err == cudaSuccess)
-		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&per_sm, count_tile_kernel<Key, Duplicates, Mode, false>, CountShape<Key>::NT, 0);
-	if (err == cudaSuccess)
-		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
+		err = resident_blocks(count_tile_kernel<Key, Duplicates, Mode, false>, CountShape<Key>::NT,
+							  resident, &most);
 	if (err == cudaSuccess)
 		err = cudaGetLastError();
 	if (err != cudaSuccess)
 		return err;
-	grid = per_sm * sms < num_tiles ? per_sm * sms : num_tiles;
+	grid = most < num_tiles ? most : num_tiles;
 	return launch_dependent(count_tile_kernel<Key, Duplicates, Mode, false>, grid > 0 ? grid : 1,
 							CountShape<Key>::NT, 0, stream, p);
 }
+
+/* A launch's segments in its parameters (CountMany.inline_segs), or none. */
+template <bool Inline>
+struct InlineSegs
+{
+	CountSegment s[COUNT_INLINE_SEGS];
+};
+template <>
+struct InlineSegs<false>
+{
+	CountSegment s[1];
+};
 
 /*
  * The partition of many counts at once: one thread a tile boundary of
  * every count (count s has its tiles + 1 of them, from tile_start + s on),
  * each searched within its own count's inputs; the first threads also
- * zero the counts' results.
+ * zero the counts' results (and the tile launch's finished blocks) and,
+ * Inline, write the segments from the parameters to segs for the tile
+ * launch.
  */
-template <typename Key, bool Duplicates>
+template <typename Key, bool Duplicates, bool Inline>
 __global__ void
-count_many_partition_kernel(const CountSegment *segs, int nsegs, int nv, int num_boundaries,
-							int *boundaries, SetopResults *results)
+count_many_partition_kernel(const CountSegment *device_segs, const __grid_constant__ InlineSegs<Inline> inl,
+							int nsegs, int nv, int num_boundaries, int *boundaries,
+							SetopResults *results, unsigned *blocks_done)
 {
 	int			i = blockIdx.x * blockDim.x + threadIdx.x;
+	const CountSegment *segs = Inline ? inl.s : device_segs;
 
 	grid_release_next();
 	if (i < nsegs)
 	{
+		if (Inline)
+			((CountSegment *) device_segs)[i] = inl.s[i];
 		results[segs[i].result].total = 0;
 		results[segs[i].result].unsorted = 0;
 	}
+	if (i == 0 && blocks_done != NULL)
+		*blocks_done = 0;
 	if (i >= num_boundaries)
 		return;
 
@@ -351,12 +424,15 @@ static cudaError_t
 launch_count_many(const CountMany *m, cudaStream_t stream)
 {
 	CountParams<Key> p;
-	int			num_boundaries = m->num_tiles + m->nsegs;
-	int			per_sm = 0,
-				sms = 0,
+	static std::atomic<int> resident[GPU_MAX_DEVICES];
+	int			num_boundaries = m->num_tiles + m->nsegs,
+				blocks = (num_boundaries + 127) / 128,
+				most = 0,
 				grid;
 	cudaError_t err;
 
+	if (m->inline_segs != NULL && m->nsegs > COUNT_INLINE_SEGS)
+		return cudaErrorInvalidValue;
 	memset(&p, 0, sizeof(p));
 	p.boundaries = m->boundaries;
 	p.num_tiles = m->num_tiles;
@@ -364,18 +440,33 @@ launch_count_many(const CountMany *m, cudaStream_t stream)
 	p.results = m->results;
 	p.segs = m->segs;
 	p.nsegs = m->nsegs;
-	count_many_partition_kernel<Key, Duplicates><<<(num_boundaries + 127) / 128, 128, 0, stream>>>(
-		m->segs, m->nsegs, tile_slots<Key, CountShape<Key>>(), num_boundaries, m->boundaries,
-		m->results);
+	p.host_results = m->host_results;
+	p.blocks_done = m->host_results != NULL ? m->blocks_done : NULL;
+	if (m->inline_segs != NULL)
+	{
+		InlineSegs<true> inl;
+
+		memcpy(inl.s, m->inline_segs, sizeof(CountSegment) * m->nsegs);
+		count_many_partition_kernel<Key, Duplicates, true><<<blocks, 128, 0, stream>>>(
+			m->segs, inl, m->nsegs, tile_slots<Key, CountShape<Key>>(), num_boundaries,
+			m->boundaries, m->results, p.blocks_done);
+	}
+	else
+	{
+		InlineSegs<false> none;
+
+		memset(&none, 0, sizeof(none));
+		count_many_partition_kernel<Key, Duplicates, false><<<blocks, 128, 0, stream>>>(
+			m->segs, none, m->nsegs, tile_slots<Key, CountShape<Key>>(), num_boundaries,
+			m->boundaries, m->results, p.blocks_done);
+	}
 	err = cudaGetLastError();
 	if (err == cudaSuccess)
-		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&per_sm, count_tile_kernel<Key, Duplicates, Mode, true>, CountShape<Key>::NT, 0);
-	if (err == cudaSuccess)
-		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
+		err = resident_blocks(count_tile_kernel<Key, Duplicates, Mode, true>, CountShape<Key>::NT,
+							  resident, &most);
 	if (err != cudaSuccess)
 		return err;
-	grid = per_sm * sms < m->num_tiles ? per_sm * sms : m->num_tiles;
+	grid = most < m->num_tiles ? most : m->num_tiles;
 	return launch_dependent(count_tile_kernel<Key, Duplicates, Mode, true>, grid > 0 ? grid : 1,
 							CountShape<Key>::NT, 0, stream, p);
 }

@@ -69,6 +69,7 @@ typedef struct GpuPool
 	char	   *dev;			/* device arena */
 	size_t		dev_cap;
 	void	   *pinned;			/* small pinned block: counts and flags */
+	void	   *pinned_dev;		/* the same, as kernels address it; NULL: not mapped */
 	void	   *stage[2];		/* pinned staging buffers (transfer.cu) */
 	cudaEvent_t stage_done[2];	/* each buffer's last copy */
 } GpuPool;
@@ -279,6 +280,12 @@ typedef struct CountSegment
 	int			stride_shift;	/* partition_stride_shift of its inputs */
 } CountSegment;
 
+/*
+ * The most segments a launch takes in its parameters (inline_segs below):
+ * a shared trip's, SETOPS_GPU_MANY counts at most.
+ */
+#define COUNT_INLINE_SEGS SETOPS_GPU_MANY
+
 typedef struct CountMany
 {
 	SetopsKeyType key_type;
@@ -290,6 +297,23 @@ typedef struct CountMany
 	int			num_tiles;
 	int		   *boundaries;		/* num_tiles + nsegs of them */
 	SetopResults *results;
+	/*
+	 * A shared trip's launch moves nothing through the copy engines (each
+	 * copy a hop between engines in the trip's chain, and copies of
+	 * streams side by side queue behind one another):
+	 *   inline_segs   the segments in host memory (at most
+	 *                 COUNT_INLINE_SEGS), passed in the partition launch's
+	 *                 parameters, which writes them to segs; NULL: segs
+	 *                 are on the device already;
+	 *   host_results  mapped pinned memory where the tile launch's last
+	 *                 block writes each count's results (at its result
+	 *                 index), counting finished blocks in blocks_done
+	 *                 (device memory the partition zeroes); NULL: the
+	 *                 caller copies results back.
+	 */
+	const CountSegment *inline_segs;
+	SetopResults *host_results;
+	unsigned   *blocks_done;
 } CountMany;
 
 int			count_tile_slots(SetopsKeyType key_type);

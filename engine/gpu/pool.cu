@@ -61,7 +61,14 @@ pool_init(SetopsGpuStatus *status, char *errbuf, size_t errlen)
 	for (i = 0; err == cudaSuccess && i < GPU_EVENTS; i++)
 		err = cudaEventCreate(&pool.ev[i]);
 	if (err == cudaSuccess)
-		err = cudaHostAlloc(&pool.pinned, GPU_PINNED_BYTES, cudaHostAllocDefault);
+		err = cudaHostAlloc(&pool.pinned, GPU_PINNED_BYTES, cudaHostAllocMapped);
+	/* (kernels write a shared trip's answers there; without a mapping they are copied) */
+	pool.pinned_dev = NULL;
+	if (err == cudaSuccess && cudaHostGetDevicePointer(&pool.pinned_dev, pool.pinned, 0) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		pool.pinned_dev = NULL;
+	}
 	if (err == cudaSuccess)
 		err = gpu_staging_init(&pool);
 	if (err != cudaSuccess)

@@ -207,10 +207,17 @@ setops_gpu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
  * those of one key type and count mode go together into one segmented
  * launch (count_many_enqueue); a count of skewed sizes (the skew path's)
  * or of no keys goes alone, as setops_gpu_setop would run it.  All on one
- * stream, the answers back by one copy; one wait.
+ * stream; one wait.
  *
- * The pinned block holds the answers (from its start) and the segment
- * descriptors (from COUNT_MANY_SEGS), which are uploaded from it.
+ * The pinned block holds the answers (from its start).  Where the device
+ * maps it (pool->pinned_dev), a segmented launch takes its segment
+ * descriptors in its parameters and writes its answers there itself, so
+ * that the trip is its launches alone: no copy up, none back (a copy is a
+ * hop between the copy and compute engines, and the small copies of trips
+ * on streams side by side queued behind each other).  Else the
+ * descriptors go up from the pinned block (from COUNT_MANY_SEGS) and the
+ * answers come back by one copy.  Counts that run alone bring theirs back
+ * by a copy each.
  */
 #define COUNT_MANY_SEGS 1024
 
@@ -226,10 +233,13 @@ count_many_queue(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 	size_t		end = 0,
 				off_results,
 				off_segs,
+				off_done,
 				off_bounds[2 * 3];
 	SetopsGpuStatus status;
 	GpuPool    *pool;
-	CountSegment *segs;
+	CountSegment *segs,
+				host_segs[SETOPS_GPU_MANY];
+	bool		direct;			/* the launches take their segments and write their answers */
 	int			i,
 				g;
 
@@ -238,6 +248,7 @@ count_many_queue(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 				  "the answers and the descriptors in the pinned block");
 	off_results = arena_take(&end, n * sizeof(SetopResults));
 	off_segs = arena_take(&end, n * sizeof(CountSegment));
+	off_done = arena_take(&end, 2 * 3 * sizeof(unsigned));
 	for (i = 0; i < n; i++)
 	{
 		setop_launch_init(&l[i], args[i]);
@@ -278,7 +289,8 @@ count_many_queue(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 	pool = gpu_pool_get(end, &status, errbuf, errlen);
 	if (pool == NULL)
 		return status;
-	segs = (CountSegment *) ((char *) pool->pinned + COUNT_MANY_SEGS);
+	direct = pool->pinned_dev != NULL;
+	segs = direct ? host_segs : (CountSegment *) ((char *) pool->pinned + COUNT_MANY_SEGS);
 	for (g = 0; g < ngroups; g++)
 	{
 		CountMany  *m = &groups[g];
@@ -287,6 +299,12 @@ count_many_queue(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 		m->segs = (const CountSegment *) (pool->dev + off_segs) + nsegs;
 		m->boundaries = (int *) (pool->dev + off_bounds[g]);
 		m->results = (SetopResults *) (pool->dev + off_results);
+		if (direct)
+		{
+			m->inline_segs = segs + nsegs;
+			m->host_results = (SetopResults *) pool->pinned_dev;
+			m->blocks_done = (unsigned *) (pool->dev + off_done) + g;
+		}
 		for (i = 0; i < n; i++)
 			if (!alone[i] && l[i].key_type == m->key_type && l[i].count_mode == m->count_mode)
 			{
@@ -304,7 +322,7 @@ count_many_queue(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 	}
 
 	CHECK_CUDA(cudaEventRecord(pool->ev[0], pool->stream), "recording an event");
-	if (nsegs > 0)
+	if (nsegs > 0 && !direct)
 		CHECK_CUDA(cudaMemcpyAsync(pool->dev + off_segs, segs, nsegs * sizeof(CountSegment),
 								   cudaMemcpyHostToDevice, pool->stream),
 				   "sending the counts' descriptors");
@@ -316,7 +334,7 @@ count_many_queue(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 			l[i].scratch = pool->dev + off[i];
 			CHECK_CUDA(setop_enqueue(&l[i], pool->stream), "launching a count");
 		}
-	if (nsegs > 0)
+	if (nsegs > 0 && !direct)
 		CHECK_CUDA(cudaMemcpyAsync(pool->pinned, pool->dev + off_results, n * sizeof(SetopResults),
 								   cudaMemcpyDeviceToHost, pool->stream),
 				   "reading the counts");
