@@ -270,7 +270,7 @@ _PG_init(void)
 								"Shared trips of counts each count runner keeps in flight.",
 								"Each on a CUDA stream of its own.",
 								&setops_service_count_trips,
-								2,
+								1,
 								1, SETOPS_GPU_MAX_STREAMS - 2,
 								PGC_POSTMASTER,
 								0,

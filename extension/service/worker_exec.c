@@ -46,7 +46,7 @@ bool		setops_service_coalesce = true;
 int			setops_service_poll_us = 300;
 int			setops_service_poll_executors = 1;
 int			setops_service_count_runners = 2;
-int			setops_service_count_trips = 2;
+int			setops_service_count_trips = 1;
 
 /* Jobs waiting for one device's executors. */
 typedef struct ExecQueue
