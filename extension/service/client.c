@@ -155,7 +155,7 @@ abandon_slot(ServiceSlot *slot)
 	pg_memory_barrier();
 	if (!service_free_from(slot, SLOT_DONE))
 		return;					/* the worker has it, and frees it */
-	ConditionVariableBroadcast(&setops_service->slot_freed);
+	service_wake_slot_waiters();
 }
 
 /* Give back *held: free it, or leave it to the worker if it has a request. */
@@ -263,7 +263,9 @@ try_claim_slot(void)
 		ServiceSlot *slot = &setops_service->slots[(MyProcPid + i) % setops_service->nslots];
 		uint32		expected = SLOT_FREE;
 
-		if (pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
+		/* (a read first: a failed compare-and-exchange still takes the line from its owner) */
+		if (pg_atomic_read_u32(&slot->state) == SLOT_FREE &&
+			pg_atomic_compare_exchange_u32(&slot->state, &expected, SLOT_CLAIMED))
 		{
 			pg_atomic_write_u32(&slot->abandoned, 0);
 			slot->span = 1;
@@ -273,25 +275,50 @@ try_claim_slot(void)
 	return NULL;
 }
 
+/*
+ * Slots claimed by claim(k), waiting while none is free: counted among the
+ * slot's waiters meanwhile (service_wake_slot_waiters), each try after the
+ * count; woken when one is freed, at the latest after 100 ms, and
+ * interruptible.  At most tries sleeps (0: no limit); NULL after them.
+ */
+static ServiceSlot *
+claim_waiting(ServiceSlot *(*claim) (int), int k, int tries)
+{
+	ServiceSlot *volatile slot = claim(k);
+
+	if (slot == NULL)
+	{
+		pg_atomic_fetch_add_u32(&setops_service->slot_waiters, 1);
+		PG_TRY();
+		{
+			for (int t = 0; (slot = claim(k)) == NULL && (tries == 0 || t < tries); t++)
+				(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L,
+												   PG_WAIT_EXTENSION);
+		}
+		PG_FINALLY();
+		{
+			pg_atomic_fetch_sub_u32(&setops_service->slot_waiters, 1);
+		}
+		PG_END_TRY();
+		ConditionVariableCancelSleep();
+	}
+	my_slot = slot;
+	return slot;
+}
+
+static ServiceSlot *
+claim_one(int k)
+{
+	return try_claim_slot();
+}
+
 /* A free slot, waiting (interruptibly) while all are busy. */
 static ServiceSlot *
 claim_slot(void)
 {
 	/* (one left claimed by an ERROR outside a transaction) */
 	release_slot();
-	for (;;)
-	{
-		ServiceSlot *slot = try_claim_slot();
-
-		if (slot != NULL)
-		{
-			ConditionVariableCancelSleep();
-			my_slot = slot;
-			return slot;
-		}
-		/* woken when one is freed (at the latest after 100 ms; interruptible) */
-		(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L, PG_WAIT_EXTENSION);
-	}
+	return claim_waiting(claim_one, 1, 0);
 }
 
 /*
@@ -333,7 +360,7 @@ try_claim_span(int k)
 		for (int i = 0; i < j; i++)
 			pg_atomic_write_u32(&first[i].state, SLOT_FREE);
 		if (j > 0)
-			ConditionVariableBroadcast(&setops_service->slot_freed);
+			service_wake_slot_waiters();
 		start += j + 1;
 	}
 	return NULL;
@@ -359,20 +386,7 @@ claim_span(Size bytes)
 	if (k > max_span())
 		return NULL;
 	release_slot();
-	for (int tries = 0; tries < 3; tries++)
-	{
-		ServiceSlot *slot = try_claim_span(k);
-
-		if (slot != NULL)
-		{
-			ConditionVariableCancelSleep();
-			my_slot = slot;
-			return slot;
-		}
-		(void) ConditionVariableTimedSleep(&setops_service->slot_freed, 100L, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
-	return NULL;
+	return claim_waiting(try_claim_span, k, 3);
 }
 
 /* Hand the slot's request to the worker; the answer is awaited by wait_done. */

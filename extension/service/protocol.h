@@ -300,6 +300,7 @@ typedef struct ServiceShared
 	int			streams;		/* executors a device (0: the worker's thread alone) */
 	ServiceDeviceStats load[SERVICE_MAX_DEVICES];
 	ConditionVariable slot_freed;	/* backends waiting for a free slot */
+	pg_atomic_uint32 slot_waiters;	/* how many: a freed slot wakes them only then */
 	pg_atomic_uint32 nstreams;	/* slots held by streams (fewer than nslots) */
 	int			nslots;
 	Size		slot_bytes;		/* each slot's part of the arena */
@@ -367,12 +368,29 @@ service_free_from(ServiceSlot *slot, uint32 expected)
 	return true;
 }
 
+/*
+ * A slot was freed: wake the backends waiting for one, if any wait.  (A
+ * broadcast takes the condition variable's spinlock even with nobody to
+ * wake: on every call's path, one lock all sessions shared, and a holder
+ * preempted on a busy host made the others sleep a millisecond.)  The
+ * barrier pairs with the waiter's count-then-recheck (client.c): either
+ * this sees the waiter counted, or the waiter's recheck sees the slot
+ * free.
+ */
+static inline void
+service_wake_slot_waiters(void)
+{
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(&setops_service->slot_waiters) > 0)
+		ConditionVariableBroadcast(&setops_service->slot_freed);
+}
+
 /* The owner frees its slot: wake the backends waiting for one. */
 static inline void
 service_free_slot(ServiceSlot *slot)
 {
 	(void) service_free_from(slot, pg_atomic_read_u32(&slot->state));
-	ConditionVariableBroadcast(&setops_service->slot_freed);
+	service_wake_slot_waiters();
 }
 
 /* GUCs (PGC_POSTMASTER) */

@@ -113,6 +113,7 @@ service_shmem_startup(void)
 		memset(setops_service, 0, offsetof(ServiceShared, slots));
 		SpinLockInit(&setops_service->mutex);
 		ConditionVariableInit(&setops_service->slot_freed);
+		pg_atomic_init_u32(&setops_service->slot_waiters, 0);
 		pg_atomic_init_u32(&setops_service->nstreams, 0);
 		pg_atomic_init_u64(&setops_service->live, 0);
 		pg_atomic_init_u32(&setops_service->caching, 0);
@@ -561,7 +562,7 @@ finish_slot(ServiceSlot *slot, int slot_index)
 		service_cache_slot_done(slot_index);
 		service_stage_done(slot_index);
 		if (service_free_from(slot, state))
-			ConditionVariableBroadcast(&setops_service->slot_freed);
+			service_wake_slot_waiters();
 	}
 }
 

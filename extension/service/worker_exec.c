@@ -772,7 +772,7 @@ service_exec_reap(void)
 		job_done(job);
 	}
 	if (wake)
-		ConditionVariableBroadcast(&setops_service->slot_freed);
+		service_wake_slot_waiters();
 	return failed;
 }
 
