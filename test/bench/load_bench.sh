@@ -44,8 +44,10 @@
 # that shared each launch on each device (per_launch, "device 0/device 1"),
 # the cores pgbench itself kept busy, and each device's mean wait of a request
 # in its queue and mean time of a launch from start to answer, in us
-# (queue_us:trip_us, "device 0/device 1"): with host_busy, where a
-# transaction's time goes; then ratios from the same run: gpu/cpu and
+# (queue_us:trip_us, "device 0/device 1"); in the table also the cores the
+# run's backends kept busy (their CPU time once they exited), the cores in
+# interrupts (/proc/stat irq + softirq) and the context switches a
+# transaction: with host_busy, where a transaction's time goes; then ratios from the same run: gpu/cpu and
 # auto/max(cpu, gpu) tps per (size, form, gpus, clients); all GPUs / 1 GPU
 # tps in gpu mode; p99/p50 in gpu mode at 64 clients; the single request
 # (1 client, count of stored 16M rows, gpu mode): median latency with all
@@ -446,7 +448,7 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\tpgbench_cores\tqueue_us:trip_us\n' >"$tsv"
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\tpgbench_cores\tqueue_us:trip_us\tbackend_cores\tirq_cores\tcs_per_tx\n' >"$tsv"
 header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s %7s %s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch per_launch pgbench queue_us:trip_us)
 total_failures=0
 pid_n=0
@@ -483,8 +485,9 @@ children_cpu_s() {	# file
 
 # busy and total CPU ticks of the host (/proc/stat), and the GPU service's own
 # (its worker process, every thread): where a point's CPU time went
-host_ticks() {
-	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat
+host_ticks() {	# busy, all, irq + softirq, context switches
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; b = t - $5 - $6; a = t; q = $7 + $8 }
+		$1 == "ctxt" { print b, a, q, $2; exit }' /proc/stat
 }
 # shellcheck source=test/bench/service_ticks.sh
 . "$(dirname "$0")/service_ticks.sh"
@@ -505,17 +508,22 @@ run_point() {	# size form mode clients gpus-label
 	rc=0
 	svc0=$(service_ticks)
 	read -r req0 disp0 launch0 <<<"$(service_counters)"
+	# (the warm-up's backends reaped first: their time is not the run's)
+	sleep 0.3
+	reaped0=$(reaped_ticks)
 	t0=$(date +%s.%N)
-	read -r busy0 all0 < <(host_ticks)
+	read -r busy0 all0 irq0 cs0 < <(host_ticks)
 	children_cpu_s "$pre.times" >"$pre.cpu0"
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 || rc=$?
 	children_cpu_s "$pre.times" >"$pre.cpu1"
 	cpu0=$(cat "$pre.cpu0"); cpu1=$(cat "$pre.cpu1"); rm -f "$pre.cpu0" "$pre.cpu1"
-	read -r busy1 all1 < <(host_ticks)
+	read -r busy1 all1 irq1 cs1 < <(host_ticks)
 	t1=$(date +%s.%N)
 	read -r req1 disp1 launch1 <<<"$(service_counters)"
 	svc1=$(service_ticks)
+	sleep 0.3
+	reaped1=$(reaped_ticks)
 	# requests a launch on each device during the run ("-" where none ran):
 	# how many requests shared each trip to the GPU
 	per_launch=$(awk -v a="$launch0" -v b="$launch1" 'BEGIN {
@@ -541,6 +549,12 @@ run_point() {	# size form mode clients gpus-label
 		'BEGIN { printf "%.2f", (t1 > t0 ? (c1 - c0) / (t1 - t0) : 0) }')
 	# the host's CPUs busy (share), and the cores the service's threads kept busy
 	host_busy=$(awk -v b=$((busy1 - busy0)) -v a=$((all1 - all0)) 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
+	backend_cores=-
+	[ "$reaped0" != - ] && [ "$reaped1" != - ] &&
+		backend_cores=$(awk -v s=$((reaped1 - reaped0)) -v a=$((all1 - all0)) -v n="$ncpu" \
+			'BEGIN { printf "%.2f", (a > 0 ? s * n / a : 0) }')
+	irq_cores=$(awk -v s=$((irq1 - irq0)) -v a=$((all1 - all0)) -v n="$ncpu" \
+		'BEGIN { printf "%.2f", (a > 0 ? s * n / a : 0) }')
 	svc_cores=-
 	[ "$svc0" != - ] && [ "$svc1" != - ] &&
 		svc_cores=$(awk -v s=$((svc1 - svc0)) -v a=$((all1 - all0)) -v n="$ncpu" \
@@ -561,13 +575,14 @@ run_point() {	# size form mode clients gpus-label
 			i50 = int((NR * 50 + 99) / 100); i99 = int((NR * 99 + 99) / 100)
 			printf "%d %.3f %.3f\n", NR, v[i50] / 1000, v[i99] / 1000 }')
 	read -r xacts p50 p99 <<<"$lat"
+	cs_tx=$(awk -v c=$((cs1 - cs0)) -v x="$xacts" 'BEGIN { printf "%.1f", (x > 0 ? c / x : 0) }')
 	rm -f "$pre.xact".*
 	# the GPU's share of the calls: the service's requests over transactions
 	# (one call a transaction; a split request counts once a device)
 	share=-
 	[ "$xacts" -gt 0 ] && [ -n "$req0" ] && [ -n "$req1" ] &&
 		share=$(awk -v r=$((req1 - req0)) -v x="$xacts" 'BEGIN { printf "%.3f", r / x }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path" >>"$tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path" "$backend_cores" "$irq_cores" "$cs_tx" >>"$tsv"
 	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s %7s %s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path"
 	if [ "$fails" -gt 0 ]; then
 		total_failures=$((total_failures + fails))

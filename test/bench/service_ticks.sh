@@ -14,3 +14,14 @@ service_ticks() {
 	# (fields after the command's closing parenthesis: utime and stime are the 12th and 13th)
 	sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'
 }
+
+# reaped_ticks: the CPU ticks (user + system) of the running cluster's
+# processes that have exited and been reaped by its postmaster (its cutime
+# and cstime): a pgbench run's backends, once pgbench has disconnected and
+# the postmaster has waited for them; "-" where it cannot be read.
+reaped_ticks() {
+	local pm
+	pm=$(head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null)
+	[ -n "$pm" ] && [ -r "/proc/$pm/stat" ] || { echo -; return; }
+	sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $14 + $15 }'
+}
