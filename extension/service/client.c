@@ -201,9 +201,25 @@ release_stream_slot(void)
 	}
 }
 
+/* Whether this backend counts among the slot's waiters (claim_waiting). */
+static bool counted_waiting = false;
+
+/* This backend no longer counts among the slot's waiters. */
+static void
+stop_waiting(void)
+{
+	if (counted_waiting)
+	{
+		pg_atomic_fetch_sub_u32(&setops_service->slot_waiters, 1);
+		counted_waiting = false;
+	}
+}
+
 static void
 client_exit(int code, Datum arg)
 {
+	/* (a FATAL while waiting for a slot skips claim_waiting's own cleanup) */
+	stop_waiting();
 	if (my_slot != NULL)
 		abandon_slot(my_slot);
 	my_slot = NULL;
@@ -289,6 +305,7 @@ claim_waiting(ServiceSlot *(*claim) (int), int k, int tries)
 	if (slot == NULL)
 	{
 		pg_atomic_fetch_add_u32(&setops_service->slot_waiters, 1);
+		counted_waiting = true;
 		PG_TRY();
 		{
 			for (int t = 0; (slot = claim(k)) == NULL && (tries == 0 || t < tries); t++)
@@ -297,7 +314,7 @@ claim_waiting(ServiceSlot *(*claim) (int), int k, int tries)
 		}
 		PG_FINALLY();
 		{
-			pg_atomic_fetch_sub_u32(&setops_service->slot_waiters, 1);
+			stop_waiting();
 		}
 		PG_END_TRY();
 		ConditionVariableCancelSleep();
