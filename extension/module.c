@@ -222,8 +222,8 @@ _PG_init(void)
 								 "Let counts of cached arrays that wait together share "
 								 "their trip to the GPU.",
 								 "Counts that queue for a GPU while its streams are busy "
-								 "are launched back to back and answered by one copy and "
-								 "one wait; none waits for company.",
+								 "go in one segmented launch that writes their answers "
+								 "to host memory, and one wait; none waits for company.",
 								 &setops_service_coalesce,
 								 true,
 								 PGC_SIGHUP,
