@@ -125,8 +125,12 @@ echo "a request in gpu mode after the restart: $back"
 new_pid=$(service_pid)
 ndev1=$(timeout 40 psql -XAtq -c 'SELECT count(*) FROM setops_devices()' 2>/dev/null)
 req0=$(psql -XAtq -c 'SELECT coalesce(sum(requests), 0) FROM setops_service_stats()' 2>/dev/null)
-# three calls in each mode, 300,000 elements (auto sends them to a GPU
-# first, from setops.gpu_min_elements); each answer and where it ran
+# three calls in gpu mode, and in auto until one runs on a GPU (at most
+# eight), 300,000 elements (auto sends them to a GPU first, from
+# setops.gpu_min_elements); each answer and where it ran.  Near the
+# threshold auto may start a try of the CPU engine at any call (at
+# random, about one in 64), and a try is four calls: with three calls, a
+# try started at the first left none on a GPU (a CI run failed so).
 probe=$(timeout 120 psql -XAtq -v mutate="$mutate" 2>&1 <<'SQL'
 SELECT set_config('service_checks.mutate', :'mutate', false) \g /dev/null
 DO $$
@@ -145,7 +149,7 @@ BEGIN
         -- auto's fallback answers while the GPU stays unavailable
         PERFORM set_config('setops.device', CASE current_setting('service_checks.mutate')
                                             WHEN 'recovery' THEN 'cpu' ELSE m END, true);
-        FOR k IN 1 .. 3 LOOP
+        FOR k IN 1 .. CASE m WHEN 'auto' THEN 8 ELSE 3 END LOOP
             BEGIN
                 r := array_intersect_gpu(a, b);
                 SELECT gpu, reason INTO t FROM setops_last_timing();
@@ -154,6 +158,7 @@ BEGIN
             EXCEPTION WHEN OTHERS THEN
                 RAISE NOTICE 'probe % %: ERROR %', m, k, SQLERRM;
             END;
+            EXIT WHEN m = 'auto' AND t.gpu IS NOT NULL;
         END LOOP;
     END LOOP;
 END $$;
@@ -164,21 +169,23 @@ echo "$probe" | sed 's/^NOTICE:  //'
 echo "after the restart: service pid ${new_pid:-none} (was $old_pid), ${ndev1:-no} device(s) (were $ndev), service requests ${req0:-?} -> ${req1:-?}"
 # gpu mode: every request on a GPU; auto: right, on a GPU but where the
 # router explores the CPU engine ("trying the CPU"), and at least once on one
+# (the last it made)
 gpu_ok=$(echo "$probe" | grep -c 'probe gpu [0-9]: answer right, gpu [0-9]')
 auto_gpu=$(echo "$probe" | grep -c 'probe auto [0-9]: answer right, gpu [0-9]')
 auto_tried=$(echo "$probe" | grep -c 'probe auto [0-9]: answer right, gpu none, reason auto: trying the CPU')
+auto_n=$(echo "$probe" | grep -c 'probe auto [0-9]:')
 if [ "$back" != '{1,2,3}' ]; then
 	echo "FAILED: the service did not come back within 30 s"; status=1
 elif [ -z "$new_pid" ] || [ "$new_pid" = "$old_pid" ]; then
 	echo "FAILED: no new service process"; status=1
 elif [ "${ndev1:-0}" -lt "$ndev" ]; then
 	echo "FAILED: the restarted service lists fewer devices"; status=1
-elif [ "$gpu_ok" -ne 3 ] || [ "$auto_gpu" -lt 1 ] || [ "$((auto_gpu + auto_tried))" -ne 3 ]; then
-	echo "FAILED: after the restart $gpu_ok of 3 requests in gpu mode and $auto_gpu of 3 in auto mode were answered right on a GPU ($auto_tried auto ones explored the CPU engine; the CPU engine's answers are not a recovery)"; status=1
+elif [ "$gpu_ok" -ne 3 ] || [ "$auto_gpu" -lt 1 ] || [ "$((auto_gpu + auto_tried))" -ne "$auto_n" ]; then
+	echo "FAILED: after the restart $gpu_ok of 3 requests in gpu mode and $auto_gpu of $auto_n in auto mode were answered right on a GPU ($auto_tried auto ones explored the CPU engine; the CPU engine's answers are not a recovery)"; status=1
 elif [ "$((${req1:-0} - ${req0:-0}))" -lt $((3 + auto_gpu)) ]; then
 	echo "FAILED: the service's request counters grew by $((${req1:-0} - ${req0:-0})), not at least $((3 + auto_gpu))"; status=1
 else
-	echo "the restarted service answers: 3 of 3 requests in gpu mode and $auto_gpu of 3 in auto mode right on a GPU (the others: auto exploring the CPU engine)"
+	echo "the restarted service answers: 3 of 3 requests in gpu mode and $auto_gpu of $auto_n in auto mode right on a GPU (the others: auto exploring the CPU engine)"
 fi
 [ $status = 0 ] && echo "pg_service_checks: passed" || echo "pg_service_checks: FAILED"
 exit $status
