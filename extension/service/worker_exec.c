@@ -28,6 +28,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -47,6 +48,7 @@ int			setops_service_poll_us = 300;
 int			setops_service_poll_executors = 1;
 int			setops_service_count_runners = 2;
 int			setops_service_count_trips = 1;
+int			setops_service_thread_nice = 0;
 
 /* Jobs waiting for one device's executors. */
 typedef struct ExecQueue
@@ -539,6 +541,51 @@ service_exec_stop(void)
  * device: stream 0 is the main thread's own).  Without them (no device, or
  * no thread could start) the main thread runs every job itself.
  */
+/* A thread's name, for ps -L, top -H and load_bench's schedstat by kind. */
+static void
+name_thread(pthread_t thread, const char *kind, int device, int index)
+{
+#ifdef __linux__
+	char		name[16];		/* (the kernel keeps 15 bytes) */
+
+	snprintf(name, sizeof(name), "setops %s %d.%d", kind, device, index);
+	(void) pthread_setname_np(thread, name);
+#endif
+}
+
+/*
+ * The nice value the threads started next inherit (a thread's own on
+ * Linux): setops.service_thread_nice while they start, then the main
+ * thread's again (raising a nice value needs no privilege).  The old
+ * value, or INT_MIN when the setting is 0 or could not be taken.
+ */
+static int
+thread_nice_begin(void)
+{
+	int			old;
+
+	if (setops_service_thread_nice == 0)
+		return INT_MIN;
+	errno = 0;
+	old = getpriority(PRIO_PROCESS, 0);
+	if (errno != 0 || setpriority(PRIO_PROCESS, 0, setops_service_thread_nice) != 0)
+	{
+		ereport(WARNING,
+				(errmsg("setops GPU service: cannot run its threads at nice %d: %m",
+						setops_service_thread_nice),
+				 errhint("Raise the server's RLIMIT_NICE (systemd: LimitNICE=) or set setops.service_thread_nice to 0.")));
+		return INT_MIN;
+	}
+	return old;
+}
+
+static void
+thread_nice_end(int old)
+{
+	if (old != INT_MIN)
+		(void) setpriority(PRIO_PROCESS, 0, old);
+}
+
 void
 service_exec_start(void)
 {
@@ -548,7 +595,8 @@ service_exec_start(void)
 				nrun,
 				d,
 				k,
-				s;
+				s,
+				nice_old;
 	sigset_t	all,
 				old;
 
@@ -568,6 +616,7 @@ service_exec_start(void)
 	if (ndev == 0 || per < 1)
 		return;
 	executors = MemoryContextAllocZero(TopMemoryContext, sizeof(Executor) * ndev * per);
+	nice_old = thread_nice_begin();
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (d = 0; d < ndev; d++)
@@ -578,7 +627,10 @@ service_exec_start(void)
 			x->device = d;
 			x->stream = s;
 			if (pthread_create(&x->thread, NULL, executor_main, x) == 0)
+			{
+				name_thread(x->thread, "exec", d, s);
 				nexecutors++;
+			}
 		}
 	/*
 	 * The count runners' streams follow the executors'.  A device whose
@@ -608,12 +660,14 @@ service_exec_start(void)
 				r->trips[s].stream = per + 1 + k * trips + s;
 			if (pthread_create(&r->thread, NULL, runner_main, r) == 0)
 			{
+				name_thread(r->thread, "run", d, k);
 				nrunners++;
 				device_runners[d]++;
 			}
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	thread_nice_end(nice_old);
 	if (nexecutors < ndev * per || nrunners < ndev * nrun)
 		ereport(LOG,
 				(errmsg("setops GPU service: %d of %d executor threads and %d of %d count runners started",

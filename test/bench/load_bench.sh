@@ -47,7 +47,12 @@
 # (queue_us:trip_us, "device 0/device 1"); in the table also the cores the
 # run's backends kept busy (their CPU time once they exited), the cores in
 # interrupts (/proc/stat irq + softirq) and the context switches a
-# transaction: with host_busy, where a transaction's time goes; then ratios from the same run: gpu/cpu and
+# transaction: with host_busy, where a transaction's time goes; and from two
+# schedstat samples in the middle half of the run (service_ticks.sh's
+# sched_sample), a transaction's wait for a core in its backend and that
+# backend's CPU time (backend_rq_us:cpu_us), and the share of their time the
+# service's main thread, count runners, executors and pgbench's threads
+# waited for a core (rq_main:run:exec:pgbench); then ratios from the same run: gpu/cpu and
 # auto/max(cpu, gpu) tps per (size, form, gpus, clients); all GPUs / 1 GPU
 # tps in gpu mode; p99/p50 in gpu mode at 64 clients; the single request
 # (1 client, count of stored 16M rows, gpu mode): median latency with all
@@ -448,7 +453,7 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\tpgbench_cores\tqueue_us:trip_us\tbackend_cores\tirq_cores\tcs_per_tx\n' >"$tsv"
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\tpgbench_cores\tqueue_us:trip_us\tbackend_cores\tirq_cores\tcs_per_tx\tbackend_rq_us:cpu_us\trq_main:run:exec:pgbench\n' >"$tsv"
 header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s %7s %s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch per_launch pgbench queue_us:trip_us)
 total_failures=0
 pid_n=0
@@ -514,8 +519,19 @@ run_point() {	# size form mode clients gpus-label
 	t0=$(date +%s.%N)
 	read -r busy0 all0 irq0 cs0 < <(host_ticks)
 	children_cpu_s "$pre.times" >"$pre.cpu0"
+	sched_pm=$(head -n 1 "$datadir/postmaster.pid" 2>/dev/null)
+	sched_svc=$(pgrep -n -P "${sched_pm:-0}" -f 'setops GPU service' 2>/dev/null) || sched_svc=
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
-		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 || rc=$?
+		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 &
+	pgb_pid=$!
+	# where the middle half of the run waited for cores (schedstat, two samples)
+	sleep "$(awk -v s="$seconds" 'BEGIN { print s / 4 }')"
+	sched0=$(sched_sample "$pgb_pid"); ts0=$(date +%s.%N)
+	sleep "$(awk -v s="$seconds" 'BEGIN { print s / 2 }')"
+	sched1=$(sched_sample "$pgb_pid"); ts1=$(date +%s.%N)
+	# (a sample that ended after the run is not the run's)
+	kill -0 "$pgb_pid" 2>/dev/null || sched1=-
+	wait "$pgb_pid" || rc=$?
 	children_cpu_s "$pre.times" >"$pre.cpu1"
 	cpu0=$(cat "$pre.cpu0"); cpu1=$(cat "$pre.cpu1"); rm -f "$pre.cpu0" "$pre.cpu1"
 	read -r busy1 all1 irq1 cs1 < <(host_ticks)
@@ -576,13 +592,16 @@ run_point() {	# size form mode clients gpus-label
 			printf "%d %.3f %.3f\n", NR, v[i50] / 1000, v[i99] / 1000 }')
 	read -r xacts p50 p99 <<<"$lat"
 	cs_tx=$(awk -v c=$((cs1 - cs0)) -v x="$xacts" 'BEGIN { printf "%.1f", (x > 0 ? c / x : 0) }')
+	read -r backend_rq svc_rq <<<"$(sched_delta "$sched0" "$sched1" \
+		"$(awk -v a="$ts0" -v b="$ts1" 'BEGIN { print b - a }')" \
+		"$(awk -v a="$ts0" -v b="$ts1" -v t="${tps:-0}" 'BEGIN { print (b - a) * t }')")"
 	rm -f "$pre.xact".*
 	# the GPU's share of the calls: the service's requests over transactions
 	# (one call a transaction; a split request counts once a device)
 	share=-
 	[ "$xacts" -gt 0 ] && [ -n "$req0" ] && [ -n "$req1" ] &&
 		share=$(awk -v r=$((req1 - req0)) -v x="$xacts" 'BEGIN { printf "%.3f", r / x }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path" "$backend_cores" "$irq_cores" "$cs_tx" >>"$tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$xacts" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path" "$backend_cores" "$irq_cores" "$cs_tx" "$backend_rq" "$svc_rq" >>"$tsv"
 	printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s %7s %s\n' "$sz" "$f" "$m" "$gl" "$c" "$tps" "$p50" "$p99" "$fails" "$share" "$host_busy" "$svc_cores" "$dispatch" "$per_launch" "$pgb_cores" "$gpu_path"
 	if [ "$fails" -gt 0 ]; then
 		total_failures=$((total_failures + fails))
