@@ -17,6 +17,10 @@
 #            floor      the same transaction without a setops call (x.id +
 #                       y.id): the latency spread of the host itself, beside
 #                       p99/p50 (quick: 20k, 64 clients, once)
+#            sleep      the floor with a sleep on the backend's latch
+#                       (pg_sleep: 1 ms, its shortest): what a sleep and a
+#                       wake cost a backend, beside a GPU call's wait (only
+#                       when asked for)
 #   modes    setops.device = cpu, gpu, auto (PGOPTIONS)
 #   GPUs     the server restarted with CUDA_VISIBLE_DEVICES=0 ("1 GPU") and
 #            without it (all GPUs); cpu points run once
@@ -216,7 +220,7 @@ else
 		for f in $forms; do
 			for m in $modes; do
 				# (the floor calls no setops: once, as cpu)
-				[ "$f" = floor ] && [ "$m" != cpu ] && continue
+				[ "$f" = floor ] || [ "$f" = sleep ] && [ "$m" != cpu ] && continue
 				for c in $clients; do add_point "$sz" "$f" "$m" "$c"; done
 			done
 		done
@@ -400,7 +404,7 @@ note "data ready in $((SECONDS - gen_t0)) s: $(IFS=';'; echo "${gen_report[*]}")
 for sz in "${needed_sizes[@]}"; do
 	tab=${size_tab[$sz]}
 	rows=${size_rows[$sz]}
-	for f in count predicate build floor; do
+	for f in count predicate build floor sleep; do
 		case $f in
 			count)
 				expr='array_intersect_count(x.a, y.a)'
@@ -420,6 +424,12 @@ for sz in "${needed_sizes[@]}"; do
 			floor)
 				# the same transaction without a setops call: the host's own latency
 				expr='x.id + y.id'
+				ok='g.r = e.i + e.j'
+				got="coalesce(g.r::text, 'NULL') || ', expected ' || (e.i + e.j)"
+				;;
+			sleep)
+				# the floor with a sleep on the backend's latch, woken by a timer
+				expr='(SELECT x.id + y.id FROM pg_sleep(0.0001))'
 				ok='g.r = e.i + e.j'
 				got="coalesce(g.r::text, 'NULL') || ', expected ' || (e.i + e.j)"
 				;;
@@ -691,7 +701,7 @@ END {
 	else printf "%-5s %-9s %4s %9s %9s %8s\n", "size", "form", "gpus", "p50_ms", "p99_ms", "p99/p50"
 	for (i = 1; i <= n; i++) {
 		split(order[i], f, SUBSEP)
-		if (f[3] != "gpu" || f[5] != at_c || f[2] == "floor") continue
+		if (f[3] != "gpu" || f[5] != at_c || f[2] == "floor" || f[2] == "sleep") continue
 		printf "%-5s %-9s %4s %9s %9s %8s\n", f[1], f[2], f[4], p50[order[i]], p99[order[i]], r(p99[order[i]], p50[order[i]])
 	}
 	for (i = 1; i <= n; i++) {
