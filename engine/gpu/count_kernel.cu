@@ -23,12 +23,11 @@
  */
 #include <stdint.h>
 
-#include <atomic>
-
 #include "gpu_internal.h"
 #include "tile_load.cuh"
 #include "instances.cuh"
 #include "warp_sum.cuh"
+#include "occupancy.cuh"
 
 namespace setops
 {
@@ -291,29 +290,6 @@ count_tile_kernel(CountParams<Key> p)
 	}
 }
 
-/* The blocks of kernel resident at once on the current device, asked once a device (cache). */
-template <typename Kernel>
-static cudaError_t
-resident_blocks(Kernel kernel, int block, std::atomic<int> *cache, int *blocks)
-{
-	int			device = gpu_current_device(),
-				per_sm = 0,
-				sms = 0;
-	cudaError_t err;
-
-	*blocks = cache[device].load(std::memory_order_relaxed);
-	if (*blocks > 0)
-		return cudaSuccess;
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
-	if (err == cudaSuccess)
-		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-	if (err != cudaSuccess)
-		return err;
-	*blocks = per_sm * sms;
-	cache[device].store(*blocks, std::memory_order_relaxed);
-	return cudaSuccess;
-}
-
 template <typename Key, bool Duplicates, int Mode>
 static cudaError_t
 launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream)
@@ -321,7 +297,7 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	int			num_tiles = lay.num_tiles;
 	int		   *boundaries = (int *) ((char *) l->scratch + lay.boundaries);
 	CountParams<Key> p;
-	static std::atomic<int> resident[GPU_MAX_DEVICES];
+	static ResidentCache resident;
 	int			most = 0,
 				grid;
 	cudaError_t err;
@@ -341,8 +317,8 @@ launch_count(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 		(Key *) ((char *) l->scratch + lay.samples), stream);
 	/* as many blocks as stay resident at once, no more than tiles */
 	if (err == cudaSuccess)
-		err = resident_blocks(count_tile_kernel<Key, Duplicates, Mode, false>, CountShape<Key>::NT,
-							  resident, &most);
+		err = resident_blocks(count_tile_kernel<Key, Duplicates, Mode, false>, CountShape<Key>::NT, 0,
+							  &resident, &most);
 	if (err == cudaSuccess)
 		err = cudaGetLastError();
 	if (err != cudaSuccess)
@@ -424,7 +400,7 @@ static cudaError_t
 launch_count_many(const CountMany *m, cudaStream_t stream)
 {
 	CountParams<Key> p;
-	static std::atomic<int> resident[GPU_MAX_DEVICES];
+	static ResidentCache resident;
 	int			num_boundaries = m->num_tiles + m->nsegs,
 				blocks = (num_boundaries + 127) / 128,
 				most = 0,
@@ -462,8 +438,8 @@ launch_count_many(const CountMany *m, cudaStream_t stream)
 	}
 	err = cudaGetLastError();
 	if (err == cudaSuccess)
-		err = resident_blocks(count_tile_kernel<Key, Duplicates, Mode, true>, CountShape<Key>::NT,
-							  resident, &most);
+		err = resident_blocks(count_tile_kernel<Key, Duplicates, Mode, true>, CountShape<Key>::NT, 0,
+							  &resident, &most);
 	if (err != cudaSuccess)
 		return err;
 	grid = most < m->num_tiles ? most : m->num_tiles;

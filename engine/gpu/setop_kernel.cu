@@ -27,6 +27,7 @@
 #include "tile_load.cuh"
 #include "compact.cuh"
 #include "instances.cuh"
+#include "occupancy.cuh"
 
 namespace setops
 {
@@ -312,26 +313,20 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 	p.results = (SetopResults *) (scratch + lay.results);
 
 	size_t		smem = TILE_BUFFERS * sizeof(TileBuffer<Key, ValueWord>);
-	int			per_sm = 0,
-				sms = 0,
+	static ResidentCache resident;
+	int			most = 0,
 				grid;
 	cudaError_t err = launch_partition<Key, Duplicates, IsMerge>(
 		p.a, p.na, p.b, p.nb, NV, nb_parts, (int *) (scratch + lay.boundaries), (int *) scratch,
 		(int) (lay.zeroed / sizeof(int)), (Key *) (scratch + lay.samples), stream);
 
 	if (err == cudaSuccess)
-		err = cudaFuncSetAttribute(setop_stream_kernel<Key, Op, Duplicates, ValueWord>,
-								   cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-	if (err == cudaSuccess)
-		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&per_sm, setop_stream_kernel<Key, Op, Duplicates, ValueWord>, TileShape<Key>::NT + 32,
-			smem);
-	if (err == cudaSuccess)
-		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu_current_device());
+		err = resident_blocks(setop_stream_kernel<Key, Op, Duplicates, ValueWord>,
+							  TileShape<Key>::NT + 32, smem, &resident, &most);
 	if (err != cudaSuccess)
 		return err;
 	/* as many blocks as stay resident at once, no more than tiles */
-	grid = per_sm * sms < lay.num_tiles ? per_sm * sms : lay.num_tiles;
+	grid = most < lay.num_tiles ? most : lay.num_tiles;
 	return launch_dependent(setop_stream_kernel<Key, Op, Duplicates, ValueWord>, grid > 0 ? grid : 1,
 							TileShape<Key>::NT + 32, smem, stream, p);
 }

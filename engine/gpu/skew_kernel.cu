@@ -35,6 +35,7 @@
 #include "compact.cuh"
 #include "instances.cuh"
 #include "warp_sum.cuh"
+#include "occupancy.cuh"
 
 namespace setops
 {
@@ -355,8 +356,7 @@ launch_search(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t strea
 	if (!l->inputs_sorted)
 	{
 		int			sms = 0;
-		cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-												 gpu_current_device());
+		cudaError_t err = device_sms(&sms);
 
 		if (err != cudaSuccess)
 			return err;
