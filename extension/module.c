@@ -16,7 +16,6 @@
 
 #include "setops.h"
 #include "exec/exec.h"
-#include "service/client.h"
 #include "service/worker.h"
 #include "engine/common/clock_ms.h"
 #include "engine/cpu/engine.h"
@@ -274,16 +273,6 @@ _PG_init(void)
 								1,
 								1, SETOPS_GPU_MAX_STREAMS - 2,
 								PGC_POSTMASTER,
-								0,
-								NULL, NULL, NULL);
-		DefineCustomIntVariable("setops.wait_slice_us",
-								"CPU slice a backend asks of the kernel while it uses the GPU service.",
-								"Linux 6.12 and later: a backend woken by its answer, with a "
-								"short slice, takes a busy core sooner.  0: the kernel's default.",
-								&setops_wait_slice_us,
-								0,
-								0, 100000,
-								PGC_SIGHUP,
 								0,
 								NULL, NULL, NULL);
 		DefineCustomIntVariable("setops.service_thread_nice",

@@ -18,13 +18,6 @@
  */
 #include "postgres.h"
 
-#ifdef __linux__
-#include <sched.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -447,50 +440,6 @@ forget_slot(ServiceSlot *slot)
 		stream_slot_gone();
 }
 
-/* setops.wait_slice_us: the CPU slice this backend asks of the kernel */
-int			setops_wait_slice_us = 0;
-static int	slice_asked_us = 0;
-
-/*
- * Ask the kernel's fair scheduler for setops.wait_slice_us slices (Linux
- * 6.12 and later; sched_attr.sched_runtime of SCHED_OTHER, no privilege
- * needed), once a value: a backend woken by its answer, with a short
- * slice, takes its core sooner from a thread that has run longer.  0 gives
- * the kernel's default back.  Where the kernel refuses, nothing changes.
- */
-static void
-ask_wait_slice(void)
-{
-#if defined(__linux__) && defined(SYS_sched_setattr)
-	struct
-	{
-		uint32		size;
-		uint32		policy;
-		uint64		flags;
-		int32		nice;
-		uint32		priority;
-		uint64		runtime;
-		uint64		deadline;
-		uint64		period;
-	}			attr;
-
-	if (setops_wait_slice_us == slice_asked_us)
-		return;
-	slice_asked_us = setops_wait_slice_us;
-	if (sched_getscheduler(0) != SCHED_OTHER)
-		return;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.policy = SCHED_OTHER;
-	errno = 0;
-	attr.nice = getpriority(PRIO_PROCESS, 0);
-	if (errno != 0)
-		return;
-	attr.runtime = (uint64) setops_wait_slice_us * 1000;
-	(void) syscall(SYS_sched_setattr, 0, &attr, 0);
-#endif
-}
-
 /* Wait for the answer to the request submitted on slot. */
 static SetopsGpuStatus
 wait_done(ServiceSlot *slot, char *errbuf, size_t errlen)
@@ -498,7 +447,6 @@ wait_done(ServiceSlot *slot, char *errbuf, size_t errlen)
 	uint64		generation = slot->generation,
 				now;
 
-	ask_wait_slice();
 	PG_TRY();
 	{
 		while (pg_atomic_read_u32(&slot->state) != SLOT_DONE)

@@ -10,8 +10,6 @@
 #include "service/protocol.h"
 
 /* client.c: slots, for the other request senders */
-extern int	setops_wait_slice_us;
-
 extern bool service_client_up(char *errbuf, size_t errlen);
 extern ServiceSlot *service_claim_slot(void);
 extern SetopsGpuStatus service_submit(ServiceSlot *slot, char *errbuf, size_t errlen);
