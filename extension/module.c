@@ -275,18 +275,6 @@ _PG_init(void)
 								PGC_POSTMASTER,
 								0,
 								NULL, NULL, NULL);
-		DefineCustomIntVariable("setops.service_thread_nice",
-								"Nice value of the GPU service's executors and count runners.",
-								"Below 0 they win a core from busy backends sooner: each "
-								"answers many sessions' requests.  Needs the server's "
-								"RLIMIT_NICE to allow it (systemd: LimitNICE=); else the "
-								"service logs a warning and runs them at its own.",
-								&setops_service_thread_nice,
-								0,
-								-20, 19,
-								PGC_POSTMASTER,
-								0,
-								NULL, NULL, NULL);
 		DefineCustomBoolVariable("setops.service_emulate",
 								 "Without a GPU, let the GPU service answer with the "
 								 "CPU engine (to test the service on machines without one).",

@@ -93,7 +93,6 @@ extern int	setops_service_poll_us;
 extern int	setops_service_poll_executors;
 extern int	setops_service_count_runners;
 extern int	setops_service_count_trips;
-extern int	setops_service_thread_nice;
 extern bool service_poll(void *const volatile *word, const volatile sig_atomic_t *flag);
 extern void service_exec_start(void);
 extern ServiceJob *service_exec_job(int slot_index);

@@ -28,7 +28,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <sys/resource.h>
 
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -48,7 +47,6 @@ int			setops_service_poll_us = 300;
 int			setops_service_poll_executors = 1;
 int			setops_service_count_runners = 2;
 int			setops_service_count_trips = 1;
-int			setops_service_thread_nice = 0;
 
 /* Jobs waiting for one device's executors. */
 typedef struct ExecQueue
@@ -536,11 +534,6 @@ service_exec_stop(void)
 	runners = NULL;
 }
 
-/*
- * setops.service_streams executors for every device (streams 1.. of the
- * device: stream 0 is the main thread's own).  Without them (no device, or
- * no thread could start) the main thread runs every job itself.
- */
 /* A thread's name, for ps -L, top -H and load_bench's schedstat by kind. */
 static void
 name_thread(pthread_t thread, const char *kind, int device, int index)
@@ -554,38 +547,10 @@ name_thread(pthread_t thread, const char *kind, int device, int index)
 }
 
 /*
- * The nice value the threads started next inherit (a thread's own on
- * Linux): setops.service_thread_nice while they start, then the main
- * thread's again (raising a nice value needs no privilege).  The old
- * value, or INT_MIN when the setting is 0 or could not be taken.
+ * setops.service_streams executors for every device (streams 1.. of the
+ * device: stream 0 is the main thread's own).  Without them (no device, or
+ * no thread could start) the main thread runs every job itself.
  */
-static int
-thread_nice_begin(void)
-{
-	int			old;
-
-	if (setops_service_thread_nice == 0)
-		return INT_MIN;
-	errno = 0;
-	old = getpriority(PRIO_PROCESS, 0);
-	if (errno != 0 || setpriority(PRIO_PROCESS, 0, setops_service_thread_nice) != 0)
-	{
-		ereport(WARNING,
-				(errmsg("setops GPU service: cannot run its threads at nice %d: %m",
-						setops_service_thread_nice),
-				 errhint("Raise the server's RLIMIT_NICE (systemd: LimitNICE=) or set setops.service_thread_nice to 0.")));
-		return INT_MIN;
-	}
-	return old;
-}
-
-static void
-thread_nice_end(int old)
-{
-	if (old != INT_MIN)
-		(void) setpriority(PRIO_PROCESS, 0, old);
-}
-
 void
 service_exec_start(void)
 {
@@ -595,8 +560,7 @@ service_exec_start(void)
 				nrun,
 				d,
 				k,
-				s,
-				nice_old;
+				s;
 	sigset_t	all,
 				old;
 
@@ -616,7 +580,6 @@ service_exec_start(void)
 	if (ndev == 0 || per < 1)
 		return;
 	executors = MemoryContextAllocZero(TopMemoryContext, sizeof(Executor) * ndev * per);
-	nice_old = thread_nice_begin();
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (d = 0; d < ndev; d++)
@@ -667,7 +630,6 @@ service_exec_start(void)
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	thread_nice_end(nice_old);
 	if (nexecutors < ndev * per || nrunners < ndev * nrun)
 		ereport(LOG,
 				(errmsg("setops GPU service: %d of %d executor threads and %d of %d count runners started",
