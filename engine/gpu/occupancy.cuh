@@ -28,10 +28,11 @@ struct ResidentCache
 
 /*
  * The blocks of kernel, block threads and smem bytes of dynamic shared
- * memory each, resident at once on the current device.  Shared memory
- * beyond the default limit is allowed first (a function attribute of the
- * context).  Threads that ask at once each ask the runtime; all get the
- * same answer.
+ * memory each, resident at once on the current device.  Dynamic shared
+ * memory is allowed first (a function attribute of the context: needed
+ * beyond 48 KB of static and dynamic together, asked for whenever there is
+ * any, as it costs nothing once cached).  Threads that ask at once each
+ * ask the runtime; all get the same answer.
  */
 template <typename Kernel>
 static cudaError_t
@@ -43,10 +44,13 @@ resident_blocks(Kernel kernel, int block, size_t smem, ResidentCache *cache, int
 	uint64_t	epoch = setops_gpu_context_epoch();
 	cudaError_t err = cudaSuccess;
 
-	*blocks = cache->blocks[device].load(std::memory_order_acquire);
-	if (*blocks > 0 && cache->epoch[device].load(std::memory_order_relaxed) == epoch)
-		return cudaSuccess;
-	if (smem > 48 * 1024)
+	if (cache->epoch[device].load(std::memory_order_acquire) == epoch)
+	{
+		*blocks = cache->blocks[device].load(std::memory_order_relaxed);
+		if (*blocks > 0)
+			return cudaSuccess;
+	}
+	if (smem > 0)
 		err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
 	if (err == cudaSuccess)
 		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem);
@@ -55,9 +59,21 @@ resident_blocks(Kernel kernel, int block, size_t smem, ResidentCache *cache, int
 	if (err != cudaSuccess)
 		return err;
 	*blocks = per_sm * sms;
-	cache->epoch[device].store(epoch, std::memory_order_relaxed);
-	cache->blocks[device].store(*blocks, std::memory_order_release);
+	cache->blocks[device].store(*blocks, std::memory_order_relaxed);
+	cache->epoch[device].store(epoch, std::memory_order_release);
 	return cudaSuccess;
+}
+
+/*
+ * After a launch that failed: its answer is asked again at the next one.
+ * (Two threads recovering from one fault at once can leave an answer
+ * cached in a context that a second reset then dropped, with the
+ * attribute set in it; the launch fails, and the next one sets it again.)
+ */
+static inline void
+resident_forget(ResidentCache *cache)
+{
+	cache->blocks[gpu_current_device()].store(0, std::memory_order_relaxed);
 }
 
 /* The current device's multiprocessors (asked once a device). */

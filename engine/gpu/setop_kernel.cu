@@ -327,8 +327,11 @@ launch_tiles(const SetopLaunch *l, const ScratchLayout &lay, cudaStream_t stream
 		return err;
 	/* as many blocks as stay resident at once, no more than tiles */
 	grid = most < lay.num_tiles ? most : lay.num_tiles;
-	return launch_dependent(setop_stream_kernel<Key, Op, Duplicates, ValueWord>, grid > 0 ? grid : 1,
-							TileShape<Key>::NT + 32, smem, stream, p);
+	err = launch_dependent(setop_stream_kernel<Key, Op, Duplicates, ValueWord>, grid > 0 ? grid : 1,
+						   TileShape<Key>::NT + 32, smem, stream, p);
+	if (err != cudaSuccess)
+		resident_forget(&resident);
+	return err;
 }
 
 }								/* namespace setops */

@@ -534,14 +534,18 @@ service_exec_stop(void)
 	runners = NULL;
 }
 
-/* A thread's name, for ps -L, top -H and load_bench's schedstat by kind. */
+/*
+ * A thread's name, "setops execD.S" or "setops runD.K" (device, then
+ * stream or runner), for ps -L, top -H and load_bench's schedstat by kind.
+ * The kernel keeps 15 bytes: the longest, "setops exec7.15", fits.
+ */
 static void
 name_thread(pthread_t thread, const char *kind, int device, int index)
 {
 #ifdef __linux__
-	char		name[16];		/* (the kernel keeps 15 bytes) */
+	char		name[16];
 
-	snprintf(name, sizeof(name), "setops %s %d.%d", kind, device, index);
+	snprintf(name, sizeof(name), "setops %s%d.%d", kind, device, index);
 	(void) pthread_setname_np(thread, name);
 #endif
 }

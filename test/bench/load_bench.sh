@@ -19,8 +19,8 @@
 #                       p99/p50 (quick: 20k, 64 clients, once)
 #            sleep      the floor with a sleep on the backend's latch
 #                       (pg_sleep: 1 ms, its shortest): what a sleep and a
-#                       wake cost a backend, beside a GPU call's wait (only
-#                       when asked for)
+#                       wake cost a backend, beside a GPU call's wait (full
+#                       and smoke only, when LOAD_BENCH_FORMS names it)
 #   modes    setops.device = cpu, gpu, auto (PGOPTIONS)
 #   GPUs     the server restarted with CUDA_VISIBLE_DEVICES=0 ("1 GPU") and
 #            without it (all GPUs); cpu points run once
@@ -54,7 +54,7 @@
 # transaction: with host_busy, where a transaction's time goes; and from two
 # schedstat samples in the middle half of the run (service_ticks.sh's
 # sched_sample), a transaction's wait for a core in its backend and that
-# backend's CPU time (backend_rq_us:cpu_us), and the share of their time the
+# backend's CPU time (backend_rq_us/cpu_us), and the share of their time the
 # service's main thread, count runners, executors and pgbench's threads
 # waited for a core (rq_main:run:exec:pgbench); then ratios from the same run: gpu/cpu and
 # auto/max(cpu, gpu) tps per (size, form, gpus, clients); all GPUs / 1 GPU
@@ -463,7 +463,7 @@ touch_rows() {
 
 # --- the points
 tsv=$outdir/load_bench.tsv
-printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\tpgbench_cores\tqueue_us:trip_us\tbackend_cores\tirq_cores\tcs_per_tx\tbackend_rq_us:cpu_us\trq_main:run:exec:pgbench\n' >"$tsv"
+printf 'size\tform\tmode\tgpus\tclients\ttps\tp50_ms\tp99_ms\tfailures\ttransactions\tgpu_share\thost_busy\tservice_cores\tdispatch_busy\treqs_per_launch\tpgbench_cores\tqueue_us:trip_us\tbackend_cores\tirq_cores\tcs_per_tx\tbackend_rq_us/cpu_us\trq_main:run:exec:pgbench\n' >"$tsv"
 header=$(printf '%-5s %-9s %-4s %4s %7s %10s %9s %9s %8s %9s %9s %9s %8s %9s %7s %s' size form mode gpus clients tps p50_ms p99_ms failures gpu_share host_busy svc_cores dispatch per_launch pgbench queue_us:trip_us)
 total_failures=0
 pid_n=0
@@ -529,7 +529,7 @@ run_point() {	# size form mode clients gpus-label
 	t0=$(date +%s.%N)
 	read -r busy0 all0 irq0 cs0 < <(host_ticks)
 	children_cpu_s "$pre.times" >"$pre.cpu0"
-	sched_pm=$(head -n 1 "$datadir/postmaster.pid" 2>/dev/null)
+	sched_pm=$(head -n 1 "$datadir/postmaster.pid" 2>/dev/null) || sched_pm=
 	sched_svc=$(pgrep -n -P "${sched_pm:-0}" -f 'setops GPU service' 2>/dev/null) || sched_svc=
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 &

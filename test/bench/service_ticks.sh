@@ -30,9 +30,10 @@ reaped_ticks() {
 # while runnable: /proc/PID/task/TID/schedstat, second field) and CPU time
 # (first field) of the running cluster's threads, a word "kind/tid/delay/cpu"
 # each, kinds:
-#   backends: every child of the postmaster but the GPU service
+#   backends: every child of the postmaster but the GPU service (the
+#     auxiliary processes too: idle next to the sessions)
 #   main, run, exec, other: the GPU service's threads by their names (its
-#     main thread; "setops run D.K" count runners; "setops exec D.S"
+#     main thread; "setops runD.K" count runners; "setops execD.S"
 #     executors; any other)
 #   pgbench: the given process's threads
 # Two samples apart (sched_delta) give where a transaction waited for a
@@ -46,23 +47,23 @@ sched_sample() {	# [pgbench pid]
 	# (builtins only past here: on a busy host each fork is slow)
 	for p in $(pgrep -P "$pm"); do
 		[ "$p" = "$svc" ] && continue
-		read -r a b c <"/proc/$p/schedstat" 2>/dev/null && out+=" backends/$p/$b/$a"
+		read -r a b c 2>/dev/null <"/proc/$p/schedstat" && out+=" backends/$p/$b/$a"
 	done
 	if [ -n "$svc" ]; then
 		for t in /proc/"$svc"/task/*; do
 			kind=other
-			read -r name <"$t/comm" 2>/dev/null || continue
+			read -r name 2>/dev/null <"$t/comm" || continue
 			case $name in
 				"setops run"*) kind=run ;;
 				"setops exec"*) kind=exec ;;
 			esac
 			[ "${t##*/}" = "$svc" ] && kind=main
-			read -r a b c <"$t/schedstat" 2>/dev/null && out+=" $kind/${t##*/}/$b/$a"
+			read -r a b c 2>/dev/null <"$t/schedstat" && out+=" $kind/${t##*/}/$b/$a"
 		done
 	fi
 	if [ -n "${1:-}" ]; then
 		for t in /proc/"$1"/task/*; do
-			read -r a b c <"$t/schedstat" 2>/dev/null && out+=" pgbench/${t##*/}/$b/$a"
+			read -r a b c 2>/dev/null <"$t/schedstat" && out+=" pgbench/${t##*/}/$b/$a"
 		done
 	fi
 	echo "${out# }"

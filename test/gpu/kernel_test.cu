@@ -1141,6 +1141,12 @@ recovery_cases(void)
 	CHECK(st == SETOPS_GPU_OK && args.out_count > 0, "call after the fault: status %d (%s)",
 		  (int) st, errbuf);
 	api_case<int32_t>(SETOPS_OP_SYMDIFF, a, b, 8, "after recovery");
+	/* (int8 tiles need the shared-memory attribute, which the reset took: asked again) */
+	std::vector<int64_t> a8, b8;
+
+	gen(a8, 5000, SHAPE_UNIFORM_NARROW, 5);
+	gen(b8, 7000, SHAPE_UNIFORM_NARROW, 6);
+	api_case<int64_t>(SETOPS_OP_INTERSECT, a8, b8, 0, "int8 after recovery");
 }
 
 /* Device memory stays flat over 10,000 calls. */
