@@ -530,7 +530,7 @@ run_point() {	# size form mode clients gpus-label
 	read -r busy0 all0 irq0 cs0 < <(host_ticks)
 	children_cpu_s "$pre.times" >"$pre.cpu0"
 	sched_pm=$(head -n 1 "$datadir/postmaster.pid" 2>/dev/null) || sched_pm=
-	sched_svc=$(pgrep -n -P "${sched_pm:-0}" -f 'setops GPU service' 2>/dev/null) || sched_svc=
+	sched_svc=$(service_process "$sched_pm")
 	pgbench -n -M prepared -c "$c" -j "$j" -T "$seconds" -f "$work/$sz.$f.sql" \
 		-l --log-prefix="$pre.xact" >"$pre.out" 2>&1 &
 	pgb_pid=$!

@@ -1,15 +1,24 @@
 # test/bench/service_ticks.sh: sourced by the benchmarks that report the GPU
 # service's CPU time (load_bench.sh, auto_reasons.sh).
 #
+# cluster_postmaster: the running cluster's postmaster's PID (its data
+# directory's postmaster.pid), empty where it cannot be read.
+cluster_postmaster() {
+	head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null || true
+}
+
+# service_process PM: the GPU service's PID among PM's children, empty if
+# none.  A worker without a database connection is not in pg_stat_activity:
+# it is the newest process of that title among the postmaster's children.
+service_process() {
+	pgrep -n -P "${1:-0}" -f 'setops GPU service' 2>/dev/null || true
+}
+
 # service_ticks: the CPU ticks (user + system, every thread) of the running
-# cluster's GPU service process, or "-" where it cannot be read.  A worker
-# without a database connection is not in pg_stat_activity: it is the
-# newest process of that title among the children of this cluster's
-# postmaster.
+# cluster's GPU service process, or "-" where it cannot be read.
 service_ticks() {
-	local pid pm
-	pm=$(head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null)
-	pid=$(pgrep -n -P "${pm:-0}" -f 'setops GPU service' 2>/dev/null)
+	local pid
+	pid=$(service_process "$(cluster_postmaster)")
 	[ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || { echo -; return; }
 	# (fields after the command's closing parenthesis: utime and stime are the 12th and 13th)
 	sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'
@@ -21,7 +30,7 @@ service_ticks() {
 # the postmaster has waited for them; "-" where it cannot be read.
 reaped_ticks() {
 	local pm
-	pm=$(head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null)
+	pm=$(cluster_postmaster)
 	[ -n "$pm" ] && [ -r "/proc/$pm/stat" ] || { echo -; return; }
 	sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $14 + $15 }'
 }
@@ -41,9 +50,9 @@ reaped_ticks() {
 # name the postmaster and the service (saves a query and a pgrep).
 sched_sample() {	# [pgbench pid]
 	local pm svc p t kind name a b c out=
-	pm=${sched_pm:-$(head -n 1 "$(psql -XAtq -c 'SHOW data_directory' 2>/dev/null)/postmaster.pid" 2>/dev/null)}
+	pm=${sched_pm:-$(cluster_postmaster)}
 	[ -n "$pm" ] && [ -r "/proc/$pm/schedstat" ] || { echo -; return; }
-	svc=${sched_svc-$(pgrep -n -P "$pm" -f 'setops GPU service' 2>/dev/null)}
+	svc=${sched_svc-$(service_process "$pm")}
 	# (builtins only past here: on a busy host each fork is slow)
 	for p in $(pgrep -P "$pm"); do
 		[ "$p" = "$svc" ] && continue
