@@ -66,6 +66,7 @@ OBJS = \
 	extension/service/worker_batch.o \
 	extension/service/worker_stage.o \
 	extension/service/worker_exec.o \
+	extension/service/worker_split.o \
 	extension/service/device_cache.o \
 	extension/service/gpu_device.o \
 	extension/service/emulated_device.o \
@@ -117,7 +118,7 @@ else
 OBJS += engine/gpu/gpu_stub.o
 endif
 
-EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test \
+EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/results test/regress/regression.diffs test/regress/regression.out test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test test/unit/count_split_test \
 	test/bench/engine_bench test/bench/fault_probe \
 	test/gpu/kernel_test test/gpu/kernel_bench test/gpu/packed_decode_test test/gpu/packed_bench \
 	test/gpu/multi_device_test test/gpu/batch_test \
@@ -263,7 +264,11 @@ test/unit/packed_fuzz: test/unit/packed_fuzz.c $(PACKED_SRCS) $(PACKED_HDRS)
 test/unit/copy_test: test/unit/copy_test.c engine/cpu/copy_threads.c engine/cpu/copy_threads.h
 	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -pthread -o $@ test/unit/copy_test.c engine/cpu/copy_threads.c
 
-unittest: test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test
+# a count cut into parts for several GPUs, against the whole
+test/unit/count_split_test: test/unit/count_split_test.c engine/common/count_split.h engine/common/setop_kind.h test/common/testgen.h test/common/testcheck.h
+	$(CC) -O1 -g -Wall $(UNIT_SANITIZE) -o $@ test/unit/count_split_test.c
+
+unittest: test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/unit/chunks_test test/unit/packed_test test/unit/packed_fuzz test/unit/copy_test test/unit/count_split_test
 	test/unit/engine_test
 	test/unit/keyrank_test
 	test/unit/segd_test
@@ -271,6 +276,7 @@ unittest: test/unit/engine_test test/unit/keyrank_test test/unit/segd_test test/
 	test/unit/packed_test
 	test/unit/packed_fuzz 20000
 	test/unit/copy_test
+	test/unit/count_split_test
 
 test/bench/engine_bench: test/bench/engine_bench.c test/common/testclock.h $(ENGINE_SRCS) $(ENGINE_HDRS)
 	$(CC) -O2 -Wall -o $@ test/bench/engine_bench.c $(ENGINE_SRCS)

@@ -275,6 +275,19 @@ _PG_init(void)
 								PGC_POSTMASTER,
 								0,
 								NULL, NULL, NULL);
+		DefineCustomIntVariable("setops.service_split_min_elements",
+								"Operations with at least this many input elements are "
+								"split over the GPUs.",
+								"An operation on arrays sent with it always; a count of "
+								"two arrays in the device cache when every GPU is idle "
+								"(each GPU counts a part, its arrays copied there once). "
+								"Only with two GPUs or more.  0: never split.",
+								&setops_service_split_min_elements,
+								4 << 20,
+								0, INT_MAX,
+								PGC_SIGHUP,
+								0,
+								NULL, NULL, NULL);
 		DefineCustomBoolVariable("setops.service_emulate",
 								 "Without a GPU, let the GPU service answer with the "
 								 "CPU engine (to test the service on machines without one).",

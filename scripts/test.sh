@@ -30,7 +30,9 @@
 #      service steps (test/gpu/pg_gpu_checks.sh, pg_service_checks.sh) and
 #      the sharded suite in gpu mode; then with two emulated devices
 #      (setops.service_emulate_devices = 2): pg_regress, pgTAP 08, 09, 13
-#      and 15 in gpu mode, and many sessions at once.
+#      and 15 in gpu mode, and many sessions at once; and once more with a
+#      cache that has room and setops.service_split_min_elements low:
+#      pgTAP 17 (counts cut over both devices) and many sessions at once.
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
@@ -160,6 +162,19 @@ if [ "${SETOPS_TEST_EXISTING:-0}" != 1 ] && ! have_gpu; then
 		run_modes " (GPU service, emulated, 2 devices)" gpu
 	run_suite "many sessions at once through the GPU service (emulated, 2 devices)" bash test/service/concurrency.sh
 	modes="$modes, and with 2 emulated devices"
+	# two emulated devices with room in the cache and the split threshold
+	# low enough for CI's sizes: counts of stored arrays cut over both
+	# devices when both are idle (worker_split.c), answers checked; then
+	# many sessions, where some counts find both devices idle and others not
+	stop_cluster
+	SETOPS_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_emulate_devices=2 -c setops.service_memory=128MB" \
+		SETOPS_SERVER_CONF="setops.gpu_cache_size = 64MB
+setops.service_split_min_elements = 50000" start_cluster
+	tap_database " (GPU service, emulated, 2 devices, counts split)"
+	run_suite "pgTAP 17, counts cut over 2 devices, setops.device=gpu (GPU service, emulated)" \
+		env PGOPTIONS="-c setops.device=gpu -c setops_tests.split_must_apply=on" pg_prove -d setops_tap --failures test/pgtap/17_split_counts.sql
+	run_suite "many sessions at once, counts cut over 2 devices (GPU service, emulated)" bash test/service/concurrency.sh
+	modes="$modes, and counts cut over them"
 	# each of the three servers with a GPU service of its own
 	SETOPS_SHARD_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \
 		run_suite "sharded cluster, setops.device=gpu (each server's GPU service, emulated)" \

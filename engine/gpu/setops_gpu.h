@@ -202,6 +202,7 @@ typedef struct SetopsGpuSetopArgs
 	int			device;
 	double		ms_queue;
 	int			batched;
+	int			parts;			/* the devices a count was split over, or 0 */
 } SetopsGpuSetopArgs;
 
 extern SetopsGpuStatus setops_gpu_setop(SetopsGpuSetopArgs *args,
@@ -253,6 +254,7 @@ setops_gpu_answer_reset(SetopsGpuSetopArgs *args)
 	args->device = -1;
 	args->ms_queue = 0;
 	args->batched = 0;
+	args->parts = 0;
 }
 
 /* Add the timings of part (of args, answered apart) to args'. */
@@ -270,6 +272,8 @@ setops_gpu_add_times(SetopsGpuSetopArgs *args, const SetopsGpuSetopArgs *part)
 		args->device = part->device;
 	if (part->batched > args->batched)
 		args->batched = part->batched;
+	if (part->parts > args->parts)
+		args->parts = part->parts;
 }
 
 /*

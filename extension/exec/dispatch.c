@@ -91,6 +91,9 @@ setops_gpu_failed(const char *fname, SetopsGpuStatus status, const char *errbuf)
 	gpu_failure_logged = true;
 }
 
+/* setops_last.reason of a count split over GPUs */
+static char split_reason[160];
+
 /*
  * What the service answered, into this backend's terms: timings, an order
  * break (ERROR), the output count.
@@ -101,6 +104,13 @@ gpu_answered(const char *fname, SetopsGpuSetopArgs *args, SetopsKeys *a, SetopsK
 {
 	setops_last.on_gpu = true;
 	setops_last.gpu = args->device;
+	if (args->parts > 1 && setops_last.reason != split_reason)
+	{
+		/* (gpu is the first part's device) */
+		snprintf(split_reason, sizeof(split_reason), "%s; split over %d GPUs, every one idle",
+				 setops_last.reason ? setops_last.reason : "", args->parts);
+		setops_last.reason = split_reason;
+	}
 	setops_last.queue_ms = args->ms_queue;
 	setops_last.batched = args->batched;
 	setops_last.upload_ms = args->ms_upload;

@@ -34,6 +34,7 @@
 #include "service/worker.h"
 #include "service/device_ops.h"
 #include "engine/cpu/engine.h"
+#include "engine/common/count_split.h"
 
 int			setops_gpu_cache_size_mb = -1;
 
@@ -76,6 +77,8 @@ typedef struct CacheEntry
 	Size		bytes;
 	int			ncopies;
 	uint32		holds;			/* requests that held it (saturating) */
+	/* where a count of it may be cut (count_split.h), or NULL: small */
+	SetopsSplitPoints *splits;
 	CacheCopy	copy[SERVICE_MAX_DEVICES];
 } CacheEntry;
 
@@ -91,6 +94,7 @@ typedef struct PendingPut
 	bool		counted;		/* bytes added to used[device] */
 	int64		n;
 	Size		bytes;
+	SetopsSplitPoints *splits;	/* taken from its pieces so far, or NULL */
 } PendingPut;
 
 /*
@@ -210,6 +214,23 @@ entry_init(CacheEntry *e, int64 n, Size bytes)
 	e->holds = 0;
 	e->n = n;
 	e->bytes = bytes;
+	e->splits = NULL;
+}
+
+/*
+ * The split points of an array of n keys (count_split.h) in piece (keys
+ * [offset, offset + count)), into *splits (made on the first piece); none
+ * for a small array.
+ */
+static void
+take_splits(SetopsSplitPoints **splits, int key_type, const void *piece, int64 offset,
+			int64 count, int64 n)
+{
+	if (n < SETOPS_SPLIT_MIN_KEYS)
+		return;
+	if (*splits == NULL)
+		*splits = MemoryContextAllocZero(cache_cxt, sizeof(SetopsSplitPoints));
+	setops_split_points_take(*splits, (SetopsKeyType) key_type, piece, offset, count, n);
 }
 
 /*
@@ -257,6 +278,8 @@ drop_copy(CacheEntry *e, int device, bool free_memory)
 	memset(c, 0, sizeof(*c));
 	if (--e->ncopies == 0)
 	{
+		if (e->splits != NULL)
+			pfree(e->splits);
 		hash_search(entries, &e->key, HASH_REMOVE, NULL);
 		removals++;
 	}
@@ -271,6 +294,8 @@ drop_pending(int slot_index, bool free_memory)
 		store_free(p->device, p->epoch, p->keys);
 	if (p->counted)
 		used[p->device] -= p->bytes;
+	if (p->splits != NULL)
+		pfree(p->splits);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -614,6 +639,21 @@ service_cache_can_gather(const ServiceCacheRef *a, const ServiceCacheRef *b, int
 	return used[device] + need <= capacity[device];
 }
 
+/*
+ * ref's split points (count_split.h) into *splits: false when it has none
+ * (a small array).
+ */
+bool
+service_cache_splits(const ServiceCacheRef *ref, SetopsSplitPoints *splits)
+{
+	CacheEntry *e = ref_entry(ref);
+
+	if (e == NULL || e->splits == NULL)
+		return false;
+	*splits = *e->splits;
+	return true;
+}
+
 /* When key is put, it should go to device (a request meets a copy there). */
 void
 service_cache_hint(const SetopsCacheKey *key, int device)
@@ -794,6 +834,9 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 		status = service_device->buffer_write(p->keys, r->offset * ks,
 											  service_slot_data(slot) + r->off_keys, r->n * ks,
 											  errbuf, errlen);
+	if (status == SETOPS_GPU_OK && !p->skip)
+		take_splits(&p->splits, r->key_type, service_slot_data(slot) + r->off_keys, r->offset,
+					r->n, p->n);
 	/*
 	 * The last piece, on the device just written to: order checked once,
 	 * then the entry answers.
@@ -818,6 +861,8 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 			if (!found)
 			{
 				entry_init(e, p->n, p->bytes);
+				e->splits = p->splits;
+				p->splits = NULL;
 			}
 			if (e->copy[p->device].keys != NULL)
 			{
@@ -830,6 +875,8 @@ service_cache_put(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 				int			device = p->device;
 
 				add_copy(e, device, p->keys, p->epoch, NULL);
+				if (p->splits != NULL)
+					pfree(p->splits);	/* (the entry's are the same) */
 				memset(p, 0, sizeof(*p));	/* the entry owns the memory and its bytes now */
 				publish(device, count_nothing, 0);
 			}
@@ -881,7 +928,7 @@ drop_rows_put(ServiceCachePutRow *rows, int64 nrows, int device)
  * for it in one piece).
  */
 static bool
-put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
+put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, int key_type,
 				  SetopsGpuStatus *status, int *device, char *errbuf, size_t errlen)
 {
 	bool	   *fresh = palloc(sizeof(bool) * Max(nrows, 1));
@@ -896,6 +943,7 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 	uint64		buf_epoch = 0;
 	CacheSlab  *slab;
 	bool		done = false;
+	size_t		ks = setops_key_size(key_type);
 
 	*status = SETOPS_GPU_OK;
 	for (i = 0; i < nrows; i++)
@@ -965,6 +1013,7 @@ put_rows_together(ServiceCachePutRow *rows, int64 nrows, char *base, size_t ks,
 		if (found)
 			continue;			/* (a key put twice: its first row holds it) */
 		entry_init(e, rows[i].n, (Size) rows[i].n * ks);
+		take_splits(&e->splits, key_type, base + rows[i].off_keys, 0, rows[i].n, rows[i].n);
 		add_copy(e, *device, (char *) buf + (rows[i].off_keys - lo), buf_epoch, slab);
 		rows[i].put = true;
 	}
@@ -997,7 +1046,7 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 
 	for (i = 0; i < r->nrows; i++)
 		rows[i].kept = rows[i].put = false;
-	if (put_rows_together(rows, r->nrows, base, ks, &status, &device, errbuf, errlen))
+	if (put_rows_together(rows, r->nrows, base, r->key_type, &status, &device, errbuf, errlen))
 	{
 		if (device >= 0)
 			touched |= 1u << device;
@@ -1045,6 +1094,7 @@ service_cache_put_rows(ServiceSlot *slot, int slot_index, char *errbuf, size_t e
 		e = hash_search(entries, &row->key, HASH_ENTER, &found);
 		Assert(!found);
 		entry_init(e, row->n, bytes);
+		take_splits(&e->splits, r->key_type, base + row->off_keys, 0, row->n, row->n);
 		add_copy(e, device, keys, epoch, NULL);
 		touched |= 1u << device;
 		row->kept = true;

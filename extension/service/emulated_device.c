@@ -240,6 +240,12 @@ emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	args->out_packed_size = 0;	/* answered with keys */
 	if (a == NULL || b == NULL)
 		status = EMU_OOM(errbuf, errlen);
+	/* the GPU's tiles load 16-byte vectors from where the keys start */
+	else if ((uintptr_t) args->a_dev % 16 != 0 || (uintptr_t) args->b_dev % 16 != 0)
+	{
+		snprintf(errbuf, errlen, "internal error: device keys not on a 16-byte boundary");
+		status = SETOPS_GPU_ERROR;
+	}
 	else if (a_corrupt || b_corrupt)
 	{
 		/* a packed argument whose keys would not ascend: corrupt */

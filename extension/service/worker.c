@@ -264,8 +264,7 @@ service_device_weights(double *weights, int ndevices)
 	}
 }
 
-/* Plain operations from this many input keys on split over all devices. */
-#define SPLIT_MIN_KEYS ((int64) 4 << 20)
+int			setops_service_split_min_elements = 4 << 20;
 
 /* set by handle_setop when an executor answers the request, not the handler */
 static bool request_in_flight = false;
@@ -333,7 +332,8 @@ choose_device(const ServiceCacheRef *a, const ServiceCacheRef *b)
  * missing), the device chosen, and the operation handed to its executors
  * (request_in_flight), with the cached keys it reads held until it is
  * done.  A large operation on keys in the arena is split over every device
- * here instead.
+ * here instead, and a large count of cached arrays over every idle device
+ * (worker_split.c).
  */
 static SetopsGpuStatus
 handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
@@ -387,7 +387,8 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	if (r->want_packed)
 		args.out_packed = base + r->off_out;
 
-	if (setops_service->ndevices > 1 && args.na + args.nb >= SPLIT_MIN_KEYS && args.a && args.b &&
+	if (setops_service->ndevices > 1 && setops_service_split_min_elements > 0 &&
+		args.na + args.nb >= setops_service_split_min_elements && args.a && args.b &&
 		!args.a_vals && !args.out_packed)
 	{
 		int			devices[SERVICE_MAX_DEVICES];
@@ -401,6 +402,14 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 											   errbuf, errlen);
 		r->args = args;
 		service_args_unbind(&r->args);
+		return status;
+	}
+
+	/* a large count of cached arrays, with every device idle: a part on each */
+	if (r->a_cached && r->b_cached && args.count_mode != SETOPS_GPU_COUNT_NONE &&
+		service_split_count(slot_index, &args, &a_ref, &b_ref, &status, errbuf, errlen))
+	{
+		request_in_flight = status == SETOPS_GPU_OK;
 		return status;
 	}
 

@@ -11,6 +11,7 @@
 
 #include "service/protocol.h"
 #include "service/device_ops.h"
+#include "engine/common/count_split.h"
 
 /* worker.c: the device this worker serves with, chosen at its start */
 extern const DeviceOps *service_device;
@@ -54,6 +55,7 @@ extern bool service_cache_lookup(const SetopsCacheKey *key, bool count, ServiceC
 extern bool service_cache_find(const SetopsCacheKey *key, ServiceCacheRef *ref);
 extern void service_cache_count(const int64 *hits, int64 misses);
 extern void service_cache_hint(const SetopsCacheKey *key, int device);
+extern bool service_cache_splits(const ServiceCacheRef *ref, SetopsSplitPoints *splits);
 extern void service_cache_touch(const ServiceCacheRef *ref);
 extern bool service_cache_on(const ServiceCacheRef *ref, int device);
 extern bool service_cache_can_gather(const ServiceCacheRef *a, const ServiceCacheRef *b,
@@ -84,6 +86,9 @@ typedef struct ServiceJob
 	SetopsGpuStatus status;
 	bool		wake_slot_waiters;	/* it freed an abandoned slot */
 	struct ServiceJob *next;
+	/* a part of a count split over devices (worker_split.c), or NULL */
+	struct ServiceSplit *split;
+	int			part;
 } ServiceJob;
 
 extern int	setops_service_streams;
@@ -106,6 +111,25 @@ extern void service_exec_stop(void);
 /* worker.c: how a slot's answer reaches its backend (any thread) */
 extern __thread ServiceSlot *service_serving;
 extern uint32 service_hand_back(ServiceSlot *slot);
+
+/*
+ * setops.service_split_min_elements: operations from this many input keys
+ * on are split over the devices, a plain one always (worker.c), a count of
+ * cached arrays when every device is idle (worker_split.c); 0: none
+ */
+extern int	setops_service_split_min_elements;
+
+/*
+ * worker_split.c: a count of two large cached arrays cut into parts, one
+ * on each idle device (engine/common/count_split.h)
+ */
+extern bool service_split_count(int slot_index, const SetopsGpuSetopArgs *args,
+								const ServiceCacheRef *a, const ServiceCacheRef *b,
+								SetopsGpuStatus *status, char *errbuf, size_t errlen);
+extern bool service_split_part_done(ServiceJob *job, const char *errbuf,
+									ServiceJob **parts, int *nparts,
+									SetopsGpuSetopArgs *whole, SetopsGpuStatus *status,
+									const char **errmsg);
 
 /* worker_batch.c: batches (REQ_BATCH) and count batches (REQ_COUNT_BATCH) */
 extern SetopsGpuStatus service_run_batch(ServiceSlot *slot, int slot_index,

@@ -109,24 +109,63 @@ static ServiceJob *free_jobs = NULL;
 static Latch *main_latch = NULL;
 static __thread bool on_executor = false;
 
-/* The job's answer into its slot, the slot back to its backend; the job to be reaped. */
+/*
+ * The answer (args, status, message) into jobs[0]'s slot, the slot back to
+ * its backend; the n jobs (a request's, all done) to be reaped.
+ */
+static void
+answer_slot(ServiceJob **jobs, int n, const SetopsGpuSetopArgs *args, SetopsGpuStatus status,
+			const char *errmsg)
+{
+	ServiceSlot *slot = &setops_service->slots[jobs[0]->slot_index];
+	ServiceSetopRequest *r = &slot->req.setop;
+	uint32		state;
+	bool		wake;
+	int			i;
+
+	/* the answers go back in the request (the main thread leaves a running slot alone) */
+	r->args = *args;
+	service_args_unbind(&r->args);
+	slot->status = status;
+	strlcpy(slot->errmsg, errmsg, sizeof(slot->errmsg));
+	/*
+	 * (from here the slot may serve the backend's next request: jobs must
+	 * be the caller's copy, not anything the next request may reuse)
+	 */
+	state = service_hand_back(slot);
+	wake = state != SLOT_FREE && service_free_from(slot, state);
+	jobs[0]->wake_slot_waiters = wake;
+
+	pthread_mutex_lock(&done_lock);
+	for (i = 0; i < n; i++)
+	{
+		jobs[i]->next = done_head;
+		done_head = jobs[i];
+	}
+	pthread_mutex_unlock(&done_lock);
+	/* what cannot wait for the main thread's next round (the jobs may be reaped already) */
+	if (wake || status == SETOPS_GPU_ERROR)
+		SetLatch(main_latch);
+}
+
+/*
+ * The job's answer into its slot, the slot back to its backend; the job to
+ * be reaped.  A part of a split count answers only as the last of its
+ * request's parts, for them all.
+ */
 static void
 answer_job(ServiceJob *job, SetopsGpuStatus status, const char *errbuf)
 {
-	ServiceSlot *slot = &setops_service->slots[job->slot_index];
-	ServiceSetopRequest *r = &slot->req.setop;
 	ServiceDeviceStats *stats = &setops_service->load[job->device];
-	uint32		state;
+	SetopsGpuSetopArgs whole;
+	ServiceJob *parts[SERVICE_MAX_DEVICES];
+	int			nparts;
+	const char *errmsg;
 
 	pg_atomic_fetch_add_u64(&stats->requests, 1);
 	pg_atomic_fetch_add_u64(&stats->wait_us, (uint64) (job->ms_queue * 1000));
-	/* the answers go back in the request (the main thread leaves a running slot alone) */
 	job->args.device = job->device;
 	job->args.ms_queue = job->ms_queue;
-	r->args = job->args;
-	service_args_unbind(&r->args);
-	slot->status = status;
-	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
 	job->status = status;
 	/*
 	 * (off the device's load before the backend can see its answer: else
@@ -134,16 +173,10 @@ answer_job(ServiceJob *job, SetopsGpuStatus status, const char *errbuf)
 	 * went to another, and one session's calls alternated between GPUs)
 	 */
 	pg_atomic_fetch_sub_u32(&stats->queued, 1);
-	state = service_hand_back(slot);
-	job->wake_slot_waiters = state != SLOT_FREE && service_free_from(slot, state);
-
-	pthread_mutex_lock(&done_lock);
-	job->next = done_head;
-	done_head = job;
-	pthread_mutex_unlock(&done_lock);
-	/* what cannot wait for the main thread's next round */
-	if (job->wake_slot_waiters || status == SETOPS_GPU_ERROR)
-		SetLatch(main_latch);
+	if (job->split == NULL)
+		answer_slot(&job, 1, &job->args, status, errbuf);
+	else if (service_split_part_done(job, errbuf, parts, &nparts, &whole, &status, &errmsg))
+		answer_slot(parts, nparts, &whole, status, errmsg);
 }
 
 /* A run of n jobs on the device starts (t0) and ends now: its figures. */
