@@ -228,9 +228,12 @@ take_splits(SetopsSplitPoints **splits, int key_type, const void *piece, int64 o
 {
 	if (n < SETOPS_SPLIT_MIN_KEYS)
 		return;
+	/* (no ERROR: an entry may be half made; out of memory, it has no points) */
 	if (*splits == NULL)
-		*splits = MemoryContextAllocZero(cache_cxt, sizeof(SetopsSplitPoints));
-	setops_split_points_take(*splits, (SetopsKeyType) key_type, piece, offset, count, n);
+		*splits = MemoryContextAllocExtended(cache_cxt, sizeof(SetopsSplitPoints),
+											 MCXT_ALLOC_ZERO | MCXT_ALLOC_NO_OOM);
+	if (*splits != NULL)
+		setops_split_points_take(*splits, (SetopsKeyType) key_type, piece, offset, count, n);
 }
 
 /*

@@ -509,8 +509,15 @@ run_request(ServiceSlot *slot, int slot_index)
 		status = handlers[slot->kind] (slot, slot_index, errbuf, sizeof(errbuf));
 	else
 		snprintf(errbuf, sizeof(errbuf), "internal error: request kind %d", (int) slot->kind);
-	slot->status = status;
-	strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
+	/*
+	 * (a request in flight is answered by the executor that runs it, maybe
+	 * already: writing here could turn its ERROR into OK)
+	 */
+	if (!request_in_flight)
+	{
+		slot->status = status;
+		strlcpy(slot->errmsg, errbuf, sizeof(slot->errmsg));
+	}
 }
 
 /*

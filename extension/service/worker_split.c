@@ -44,26 +44,27 @@ typedef struct ServiceSplit
 /* one a slot (a slot has one request at a time), made at the first split */
 static ServiceSplit *splits = NULL;
 
-/* The parts of a split that never ran: released. */
+/* The parts of a split that never ran (NULL: not made): released. */
 static void
 drop_parts(ServiceSplit *s, int n)
 {
 	int			k;
 
 	for (k = 0; k < n; k++)
-		service_exec_drop(s->parts[k]);
+		if (s->parts[k] != NULL)
+			service_exec_drop(s->parts[k]);
 }
 
 /*
- * Part k's count: its keys of both arrays on its device (held there,
- * copied there if need be), as a job; false with errbuf set when a hold
- * failed (the job dropped).
+ * Part k's job (made) given its keys of both arrays on its device k, held
+ * there (copied there if need be): false with errbuf set when a hold
+ * failed (what it held is released with the job).
  */
 static bool
-make_part(ServiceSplit *s, int k, int slot_index, const ServiceCacheRef *a,
-		  const ServiceCacheRef *b, char *errbuf, size_t errlen)
+hold_part(ServiceSplit *s, int k, const ServiceCacheRef *a, const ServiceCacheRef *b,
+		  char *errbuf, size_t errlen)
 {
-	ServiceJob *job = service_exec_job(slot_index);
+	ServiceJob *job = s->parts[k];
 	const ServiceCacheRef *first = s->swapped ? b : a,
 			   *second = s->swapped ? a : b;
 	const void *keys[2] = {NULL, NULL};
@@ -74,29 +75,16 @@ make_part(ServiceSplit *s, int k, int slot_index, const ServiceCacheRef *a,
 	job->device = k;
 	job->split = s;
 	job->part = k;
-	s->parts[k] = job;
 	/* (one already there held first: copying the other there cannot evict it) */
 	b_first = !service_cache_on(first, k) && service_cache_on(second, k);
-	PG_TRY();
-	{
-		if (b_first)
-			status = service_cache_hold(second, k, &job->holds[1], &keys[1], errbuf, errlen);
-		if (status == SETOPS_GPU_OK)
-			status = service_cache_hold(first, k, &job->holds[0], &keys[0], errbuf, errlen);
-		if (status == SETOPS_GPU_OK && !b_first)
-			status = service_cache_hold(second, k, &job->holds[1], &keys[1], errbuf, errlen);
-	}
-	PG_CATCH();
-	{
-		drop_parts(s, k + 1);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	if (b_first)
+		status = service_cache_hold(second, k, &job->holds[1], &keys[1], errbuf, errlen);
+	if (status == SETOPS_GPU_OK)
+		status = service_cache_hold(first, k, &job->holds[0], &keys[0], errbuf, errlen);
+	if (status == SETOPS_GPU_OK && !b_first)
+		status = service_cache_hold(second, k, &job->holds[1], &keys[1], errbuf, errlen);
 	if (status != SETOPS_GPU_OK)
-	{
-		service_exec_drop(job);
 		return false;
-	}
 	job->args = s->whole;
 	setops_gpu_answer_reset(&job->args);
 	job->args.a = job->args.b = NULL;
@@ -125,6 +113,7 @@ service_split_count(int slot_index, const SetopsGpuSetopArgs *args, const Servic
 	SetopsSplitPoints pa,
 				pb;
 	ServiceSplit *s;
+	volatile bool held = true;
 
 	*status = SETOPS_GPU_OK;
 	if (ndev < 2 || setops_service->streams == 0 || !args->inputs_sorted ||
@@ -162,14 +151,28 @@ service_split_count(int slot_index, const SetopsGpuSetopArgs *args, const Servic
 	}
 	s->nparts = nparts;
 	s->whole = *args;
-	for (k = 0; k < nparts; k++)
-		if (!make_part(s, k, slot_index, a, b, errbuf, errlen))
-		{
-			/* (a copy that failed: the count goes to one device, which may copy again) */
-			drop_parts(s, k);
-			errbuf[0] = '\0';
-			return false;
-		}
+	memset(s->parts, 0, sizeof(s->parts));
+	/* (an ERROR, out of memory or a copy between devices stopped, drops the parts and their holds) */
+	PG_TRY();
+	{
+		for (k = 0; k < nparts; k++)
+			s->parts[k] = service_exec_job(slot_index);
+		for (k = 0; k < nparts && held; k++)
+			held = hold_part(s, k, a, b, errbuf, errlen);
+	}
+	PG_CATCH();
+	{
+		drop_parts(s, nparts);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (!held)
+	{
+		/* (a copy that failed: the count goes to one device, which may copy again) */
+		drop_parts(s, nparts);
+		errbuf[0] = '\0';
+		return false;
+	}
 	pg_atomic_init_u32(&s->left, nparts);
 	for (k = 0; k < nparts; k++)
 		service_exec_submit(s->parts[k]);
