@@ -100,8 +100,8 @@ hold_part(ServiceSplit *s, int k, const ServiceCacheRef *a, const ServiceCacheRe
 /*
  * A count of the cached arrays a and b (args, bound to slot_index's slot)
  * split over every device, when it is worth it: true when the parts went
- * to their devices (*status OK) or the count failed (*status, errbuf);
- * false when it goes to one device as usual.
+ * to their devices (*status OK); false when it goes to one device as usual
+ * (a copy between devices that failed included: that device may copy again).
  */
 bool
 service_split_count(int slot_index, const SetopsGpuSetopArgs *args, const ServiceCacheRef *a,
