@@ -26,6 +26,23 @@ struct ResidentCache
 	std::atomic<uint64_t> epoch[GPU_MAX_DEVICES];
 };
 
+/* The current device's multiprocessors (asked once a device). */
+static inline cudaError_t
+device_sms(int *sms)
+{
+	static std::atomic<int> known[GPU_MAX_DEVICES];
+	int			device = gpu_current_device();
+	cudaError_t err;
+
+	*sms = known[device].load(std::memory_order_relaxed);
+	if (*sms > 0)
+		return cudaSuccess;
+	err = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+	if (err == cudaSuccess)
+		known[device].store(*sms, std::memory_order_relaxed);
+	return err;
+}
+
 /*
  * The blocks of kernel, block threads and smem bytes of dynamic shared
  * memory each, resident at once on the current device.  Dynamic shared
@@ -55,7 +72,7 @@ resident_blocks(Kernel kernel, int block, size_t smem, ResidentCache *cache, int
 	if (err == cudaSuccess)
 		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem);
 	if (err == cudaSuccess)
-		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+		err = device_sms(&sms);
 	if (err != cudaSuccess)
 		return err;
 	*blocks = per_sm * sms;
@@ -74,23 +91,6 @@ static inline void
 resident_forget(ResidentCache *cache)
 {
 	cache->blocks[gpu_current_device()].store(0, std::memory_order_relaxed);
-}
-
-/* The current device's multiprocessors (asked once a device). */
-static inline cudaError_t
-device_sms(int *sms)
-{
-	static std::atomic<int> known[GPU_MAX_DEVICES];
-	int			device = gpu_current_device();
-	cudaError_t err;
-
-	*sms = known[device].load(std::memory_order_relaxed);
-	if (*sms > 0)
-		return cudaSuccess;
-	err = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
-	if (err == cudaSuccess)
-		known[device].store(*sms, std::memory_order_relaxed);
-	return err;
 }
 
 }								/* namespace setops */
