@@ -736,6 +736,30 @@ service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hol
 	return SETOPS_GPU_OK;
 }
 
+/*
+ * The arrays of a and b (either may be NULL: not cached) held on device
+ * for one request, into holds[0] and holds[1], their keys into *a_keys and
+ * *b_keys: one already there held first, so that copying the other there
+ * cannot evict it.  What was held before a failure is released with holds.
+ */
+SetopsGpuStatus
+service_cache_hold_pair(const ServiceCacheRef *a, const ServiceCacheRef *b, int device,
+						ServiceCacheHold *holds, const void **a_keys, const void **b_keys,
+						char *errbuf, size_t errlen)
+{
+	bool		b_first = a != NULL && b != NULL && !service_cache_on(a, device) &&
+		service_cache_on(b, device);
+	SetopsGpuStatus status = SETOPS_GPU_OK;
+
+	if (b_first)
+		status = service_cache_hold(b, device, &holds[1], b_keys, errbuf, errlen);
+	if (status == SETOPS_GPU_OK && a != NULL)
+		status = service_cache_hold(a, device, &holds[0], a_keys, errbuf, errlen);
+	if (status == SETOPS_GPU_OK && b != NULL && !b_first)
+		status = service_cache_hold(b, device, &holds[1], b_keys, errbuf, errlen);
+	return status;
+}
+
 /* A request in flight is done with what it held. */
 void
 service_cache_release(const ServiceCacheHold *hold)

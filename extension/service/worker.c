@@ -343,8 +343,7 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 	SetopsGpuStatus status = SETOPS_GPU_OK;
 	ServiceCacheRef a_ref,
 				b_ref;
-	bool		count = !r->cache_retry,
-				b_first;
+	bool		count = !r->cache_retry;
 	SetopsGpuSetopArgs args;
 	ServiceJob *job;
 
@@ -407,30 +406,21 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 
 	/* a large count of cached arrays, with every device idle: a part on each */
 	if (r->a_cached && r->b_cached && args.count_mode != SETOPS_GPU_COUNT_NONE &&
-		service_split_count(slot_index, &args, &a_ref, &b_ref, &status, errbuf, errlen))
+		service_split_count(slot_index, &args, &a_ref, &b_ref, errbuf, errlen))
 	{
-		request_in_flight = status == SETOPS_GPU_OK;
-		return status;
+		request_in_flight = true;
+		return SETOPS_GPU_OK;
 	}
 
 	/* on its device, the cached keys held there, by an executor */
 	job = service_exec_job(slot_index);
 	job->device = choose_device(r->a_cached ? &a_ref : NULL, r->b_cached ? &b_ref : NULL);
-	/* (one already there held first: copying the other there cannot evict it) */
-	b_first = r->a_cached && r->b_cached && !service_cache_on(&a_ref, job->device) &&
-		service_cache_on(&b_ref, job->device);
 	/* (an ERROR while holding, a copy between devices stopped, say, drops the job and its holds) */
 	PG_TRY();
 	{
-		if (b_first)
-			status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
-										errbuf, errlen);
-		if (status == SETOPS_GPU_OK && r->a_cached)
-			status = service_cache_hold(&a_ref, job->device, &job->holds[0], &args.a_dev,
-										errbuf, errlen);
-		if (status == SETOPS_GPU_OK && r->b_cached && !b_first)
-			status = service_cache_hold(&b_ref, job->device, &job->holds[1], &args.b_dev,
-										errbuf, errlen);
+		status = service_cache_hold_pair(r->a_cached ? &a_ref : NULL, r->b_cached ? &b_ref : NULL,
+										 job->device, job->holds, &args.a_dev, &args.b_dev,
+										 errbuf, errlen);
 	}
 	PG_CATCH();
 	{

@@ -63,6 +63,10 @@ extern bool service_cache_can_gather(const ServiceCacheRef *a, const ServiceCach
 extern SetopsGpuStatus service_cache_hold(const ServiceCacheRef *ref, int device,
 										  ServiceCacheHold *hold, const void **keys,
 										  char *errbuf, size_t errlen);
+extern SetopsGpuStatus service_cache_hold_pair(const ServiceCacheRef *a, const ServiceCacheRef *b,
+											   int device, ServiceCacheHold *holds,
+											   const void **a_keys, const void **b_keys,
+											   char *errbuf, size_t errlen);
 extern void service_cache_release(const ServiceCacheHold *hold);
 extern void service_cache_slot_done(int slot_index);
 extern SetopsGpuStatus service_cache_put_rows(ServiceSlot *slot, int slot_index,
@@ -125,7 +129,7 @@ extern int	setops_service_split_min_elements;
  */
 extern bool service_split_count(int slot_index, const SetopsGpuSetopArgs *args,
 								const ServiceCacheRef *a, const ServiceCacheRef *b,
-								SetopsGpuStatus *status, char *errbuf, size_t errlen);
+								char *errbuf, size_t errlen);
 extern bool service_split_part_done(ServiceJob *job, const char *errbuf,
 									ServiceJob **parts, int *nparts,
 									SetopsGpuSetopArgs *whole, SetopsGpuStatus *status,

@@ -69,21 +69,12 @@ hold_part(ServiceSplit *s, int k, const ServiceCacheRef *a, const ServiceCacheRe
 			   *second = s->swapped ? a : b;
 	const void *keys[2] = {NULL, NULL};
 	size_t		ks = setops_key_size(s->whole.key_type);
-	SetopsGpuStatus status = SETOPS_GPU_OK;
-	bool		b_first;
 
 	job->device = k;
 	job->split = s;
 	job->part = k;
-	/* (one already there held first: copying the other there cannot evict it) */
-	b_first = !service_cache_on(first, k) && service_cache_on(second, k);
-	if (b_first)
-		status = service_cache_hold(second, k, &job->holds[1], &keys[1], errbuf, errlen);
-	if (status == SETOPS_GPU_OK)
-		status = service_cache_hold(first, k, &job->holds[0], &keys[0], errbuf, errlen);
-	if (status == SETOPS_GPU_OK && !b_first)
-		status = service_cache_hold(second, k, &job->holds[1], &keys[1], errbuf, errlen);
-	if (status != SETOPS_GPU_OK)
+	if (service_cache_hold_pair(first, second, k, job->holds, &keys[0], &keys[1],
+								errbuf, errlen) != SETOPS_GPU_OK)
 		return false;
 	job->args = s->whole;
 	setops_gpu_answer_reset(&job->args);
@@ -100,22 +91,22 @@ hold_part(ServiceSplit *s, int k, const ServiceCacheRef *a, const ServiceCacheRe
 /*
  * A count of the cached arrays a and b (args, bound to slot_index's slot)
  * split over every device, when it is worth it: true when the parts went
- * to their devices (*status OK); false when it goes to one device as usual
+ * to their devices; false when it goes to one device as usual
  * (a copy between devices that failed included: that device may copy again).
  */
 bool
 service_split_count(int slot_index, const SetopsGpuSetopArgs *args, const ServiceCacheRef *a,
-					const ServiceCacheRef *b, SetopsGpuStatus *status, char *errbuf, size_t errlen)
+					const ServiceCacheRef *b, char *errbuf, size_t errlen)
 {
 	int			ndev = setops_service->ndevices,
 				nparts = Min(ndev, SETOPS_SPLIT_MAX_PARTS),
+				planned = 0,
 				k;
 	SetopsSplitPoints pa,
 				pb;
 	ServiceSplit *s;
 	volatile bool held = true;
 
-	*status = SETOPS_GPU_OK;
 	if (ndev < 2 || setops_service->streams == 0 || !args->inputs_sorted ||
 		args->count_mode < SETOPS_GPU_COUNT_INTERSECT || args->count_mode > SETOPS_GPU_COUNT_CONTAINS ||
 		setops_service_split_min_elements <= 0 ||
@@ -138,17 +129,15 @@ service_split_count(int slot_index, const SetopsGpuSetopArgs *args, const Servic
 	memset(&pb, 0, sizeof(pb));
 	(void) service_cache_splits(a, &pa);
 	(void) service_cache_splits(b, &pb);
-	s->swapped = b->n > a->n;
-	if (setops_count_split_plan(s->swapped ? &pb : &pa, s->swapped ? b->n : a->n,
-								s->swapped ? &pa : &pb, s->swapped ? a->n : b->n,
-								nparts, s->cuts) == 0)
+	for (k = 0; k < 2 && planned == 0; k++)
 	{
-		s->swapped = !s->swapped;
-		if (setops_count_split_plan(s->swapped ? &pb : &pa, s->swapped ? b->n : a->n,
-									s->swapped ? &pa : &pb, s->swapped ? a->n : b->n,
-									nparts, s->cuts) == 0)
-			return false;
+		s->swapped = (b->n > a->n) != (k == 1);
+		planned = setops_count_split_plan(s->swapped ? &pb : &pa, s->swapped ? b->n : a->n,
+										  s->swapped ? &pa : &pb, s->swapped ? a->n : b->n,
+										  nparts, s->cuts);
 	}
+	if (planned == 0)
+		return false;
 	s->nparts = nparts;
 	s->whole = *args;
 	memset(s->parts, 0, sizeof(s->parts));
