@@ -211,7 +211,8 @@ _PG_init(void)
 								 "spin: on a core; yield: spinning, but giving the core "
 								 "up; block: asleep until the GPU interrupts (frees the "
 								 "cores for backends, at a few microseconds a wait); "
-								 "auto: CUDA's choice.",
+								 "auto: CUDA's choice for the executors, and the count "
+								 "runners yield.",
 								 &setops_service_gpu_wait,
 								 SETOPS_GPU_WAIT_AUTO,
 								 gpu_wait_options,

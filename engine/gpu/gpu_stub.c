@@ -76,6 +76,11 @@ setops_gpu_stream_done(char *errbuf, size_t errlen)
 }
 
 void
+setops_gpu_stream_wait(void)
+{
+}
+
+void
 setops_gpu_count_many_finish(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 							 char (*errbufs)[SETOPS_GPU_ERRLEN])
 {

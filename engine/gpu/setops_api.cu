@@ -396,6 +396,18 @@ setops_gpu_stream_done(char *errbuf, size_t errlen)
 }
 
 extern "C" void
+setops_gpu_stream_wait(void)
+{
+	SetopsGpuStatus status;
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	GpuPool    *pool = gpu_pool_get(0, &status, errbuf, sizeof(errbuf));
+
+	/* (a stream follows the context's schedule flag; its error is stream_done's to say) */
+	if (pool != NULL)
+		(void) cudaStreamSynchronize(pool->stream);
+}
+
+extern "C" void
 setops_gpu_count_many_finish(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 							 char (*errbufs)[SETOPS_GPU_ERRLEN])
 {

@@ -231,6 +231,9 @@ extern void setops_gpu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuSta
 extern SetopsGpuStatus setops_gpu_count_many_start(SetopsGpuSetopArgs **args, int n,
 												   char *errbuf, size_t errlen);
 extern int	setops_gpu_stream_done(char *errbuf, size_t errlen);
+/* Wait for this thread's stream, as setops_gpu_set_wait says (asleep with
+ * SETOPS_GPU_WAIT_BLOCK); stream_done then tells how it ended. */
+extern void setops_gpu_stream_wait(void);
 extern void setops_gpu_count_many_finish(SetopsGpuSetopArgs **args, int n,
 										 SetopsGpuStatus *statuses,
 										 char (*errbufs)[SETOPS_GPU_ERRLEN]);

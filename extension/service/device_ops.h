@@ -64,6 +64,7 @@ typedef struct DeviceOps
 	/* the same in steps: started, then polled, then answered (setops_gpu.h) */
 	SetopsGpuStatus (*count_start) (SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen);
 	int			(*stream_done) (char *errbuf, size_t errlen);
+	void		(*stream_wait) (void);
 	void		(*count_finish) (SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 								 char (*errbufs)[SETOPS_GPU_ERRLEN]);
 	SetopsGpuStatus (*setop_devices) (SetopsGpuSetopArgs *args, int nparts, const int *devices,

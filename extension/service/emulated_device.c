@@ -295,6 +295,11 @@ emu_stream_done(char *errbuf, size_t errlen)
 	return 1;
 }
 
+static void
+emu_stream_wait(void)
+{
+}
+
 /* Every device is the CPU engine: the parts are the whole. */
 static SetopsGpuStatus
 emu_setop_devices(SetopsGpuSetopArgs *args, int nparts, const int *devices,
@@ -418,6 +423,7 @@ const DeviceOps setops_emulated_device = {
 	.count_many = emu_count_many,
 	.count_start = emu_count_start,
 	.stream_done = emu_stream_done,
+	.stream_wait = emu_stream_wait,
 	.count_finish = emu_count_many,
 	.setop_devices = emu_setop_devices,
 	.setop_batch = emu_setop_batch,

@@ -29,6 +29,7 @@ const DeviceOps setops_gpu_device = {
 	.count_many = setops_gpu_count_many,
 	.count_start = setops_gpu_count_many_start,
 	.stream_done = setops_gpu_stream_done,
+	.stream_wait = setops_gpu_stream_wait,
 	.count_finish = setops_gpu_count_many_finish,
 	.setop_devices = setops_gpu_setop_devices,
 	.setop_batch = setops_gpu_setop_batch,

@@ -27,6 +27,7 @@
 #include "postgres.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 
 #include "miscadmin.h"
@@ -461,10 +462,41 @@ trip_poll(const CountRunner *r, CountTrip *t)
 }
 
 /*
+ * While r's trips fly, as setops.service_gpu_wait says: on the core (spin),
+ * asleep until its first trip's stream is done (block), or else giving the
+ * core to a thread that waits for one (yield, auto).  At 64 sessions
+ * backends wait for cores while runners spin: yielding kept the counts'
+ * rate and halved their p99 latency on 2x H200, where sleeping lost 10% to
+ * 30% of the rate (test/bench/results/h200x2/runner_wait_20261130.log).
+ */
+static void
+runner_wait(const CountRunner *r)
+{
+	char		errbuf[SETOPS_GPU_ERRLEN];
+	int			i;
+
+	if (setops_service_gpu_wait == SETOPS_GPU_WAIT_SPIN)
+		pg_spin_delay();
+	else if (setops_service_gpu_wait == SETOPS_GPU_WAIT_BLOCK)
+	{
+		for (i = 0; i < r->ntrips; i++)
+			if (r->trips[i].n > 0 && r->trips[i].failed == SETOPS_GPU_OK)
+			{
+				if (service_device->use_stream(r->device, r->trips[i].stream, errbuf,
+											   sizeof(errbuf)) == SETOPS_GPU_OK)
+					service_device->stream_wait();
+				return;
+			}
+	}
+	else
+		(void) sched_yield();
+}
+
+/*
  * A count runner: answers the trips that are done, starts the counts that
  * queued meanwhile on a free stream (all of them, up to SETOPS_GPU_MANY,
- * in one shared trip), and spins while any trip flies.  Idle, it polls
- * its queue as an executor does, then sleeps.  Its CPU time while trips
+ * in one shared trip), and waits (runner_wait) while any trip flies.
+ * Idle, it polls its queue as an executor does, then sleeps.  Its CPU time while trips
  * fly is the counts' (setops_service->exec_cpu_ns).
  */
 static void *
@@ -512,7 +544,7 @@ runner_main(void *arg)
 			break;
 		if (flying > 0)
 		{
-			pg_spin_delay();
+			runner_wait(r);
 			continue;
 		}
 		/* nothing in flight: poll for counts, then sleep */
