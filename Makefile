@@ -125,7 +125,8 @@ EXTRA_CLEAN = extension/test_hooks.h engine/gpu/*.o engine/gpu/*.a test/regress/
 	test/gpu/packed_encode_test test/gpu/device_hog test/gpu/cache_put_bench test/gpu/*.o
 
 # Test hooks (SQL-callable functions the suites declare for themselves, in
-# args/stored_value.c, args/keys_form.c and funcs/agg_funcs.c) exist only in builds for the tests:
+# args/stored_value.c, args/keys_form.c, funcs/agg_funcs.c, batch_funcs.c
+# and device_funcs.c) exist only in builds for the tests:
 # make SETOPS_TEST_HOOKS=yes (scripts/test.sh and the GPU machine's bundle
 # do; make installcheck needs such a build installed).  The choice sticks
 # in extension/test_hooks.h until SETOPS_TEST_HOOKS=no or make clean;
@@ -148,7 +149,9 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 extension/args/stored_value.o extension/funcs/agg_funcs.o extension/args/keys_form.o \
-extension/args/stored_value.bc extension/funcs/agg_funcs.bc extension/args/keys_form.bc: \
+extension/funcs/device_funcs.o extension/funcs/batch_funcs.o \
+extension/args/stored_value.bc extension/funcs/agg_funcs.bc extension/args/keys_form.bc \
+extension/funcs/device_funcs.bc extension/funcs/batch_funcs.bc: \
 	extension/test_hooks.h
 # the kernels' tile shapes, which a test hook in keys_form.c reports
 extension/args/keys_form.o extension/args/keys_form.bc: engine/common/tile_geometry.h

@@ -32,7 +32,9 @@
 #      (setops.service_emulate_devices = 2): pg_regress, pgTAP 08, 09, 13
 #      and 15 in gpu mode, and many sessions at once; and once more with a
 #      cache that has room and setops.service_split_min_elements low:
-#      pgTAP 17 (counts cut over both devices) and many sessions at once.
+#      pgTAP 17 (counts cut over both devices), pgTAP 18 (device faults
+#      injected under cut counts), many sessions at once, and many sessions
+#      with faults injected under their shared trips (test/service/faults.sh).
 #
 # Installs missing build dependencies, builds and installs setops, and runs
 # the server suites on a throwaway cluster that is removed afterwards.
@@ -173,7 +175,13 @@ setops.service_split_min_elements = 50000" start_cluster
 	tap_database " (GPU service, emulated, 2 devices, counts split)"
 	run_suite "pgTAP 17, counts cut over 2 devices, setops.device=gpu (GPU service, emulated)" \
 		env PGOPTIONS="-c setops.device=gpu -c setops_tests.split_must_apply=on" pg_prove -d setops_tap --failures test/pgtap/17_split_counts.sql
+	# device faults injected (a test hook of the emulated device): a cut
+	# count's part failing once or twice, then many sessions whose shared
+	# trips fail under them
+	run_suite "pgTAP 18, device faults under cut and shared counts, setops.device=gpu (GPU service, emulated)" \
+		env PGOPTIONS="-c setops.device=gpu -c setops_tests.split_must_apply=on" pg_prove -d setops_tap --failures test/pgtap/18_service_faults.sql
 	run_suite "many sessions at once, counts cut over 2 devices (GPU service, emulated)" bash test/service/concurrency.sh
+	run_suite "many sessions at once, device faults injected under shared trips (GPU service, emulated)" bash test/service/faults.sh
 	modes="$modes, and counts cut over them"
 	# each of the three servers with a GPU service of its own
 	SETOPS_SHARD_SERVER_OPTS="-c shared_preload_libraries=setops -c setops.service_emulate=on -c setops.service_memory=64MB" \

@@ -38,6 +38,13 @@ setops_devices_cache_stats(SetopsCacheStats *stats)
 	return setops_service_cache_stats(stats);
 }
 
+/* For the tests: faults the emulated service's device injects (setops_service_inject_faults). */
+int
+setops_devices_inject_faults(int device, int failures, bool shared_only)
+{
+	return setops_service_inject_faults(device, failures, shared_only);
+}
+
 /* Each device's share of the GPU service's work (stats: SETOPS_MAX_DEVICES); how many. */
 int
 setops_devices_service_stats(SetopsServiceStats *stats)

@@ -14,6 +14,7 @@
 #include "utils/tuplestore.h"
 
 #include "setops.h"
+#include "test_hooks.h"
 #include "args/args.h"
 #include "exec/exec.h"
 
@@ -207,3 +208,26 @@ setops_auto_estimates(PG_FUNCTION_ARGS)
 	pfree(rows);
 	return (Datum) 0;
 }
+
+#ifdef SETOPS_TEST_HOOKS
+/*
+ * setops_test_service_faults(device, failures [, shared_only]): the
+ * emulated GPU service's device fails its next failures operations (NULL:
+ * unchanged; shared_only: only shared trips of two or more counts take
+ * them); returns the number left before.  Only in builds for the tests,
+ * declared by the suites that use it.
+ */
+PG_FUNCTION_INFO_V1(setops_test_service_faults);
+Datum
+setops_test_service_faults(PG_FUNCTION_ARGS)
+{
+	int32		failures = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT32(1);
+	bool		shared_only = PG_NARGS() > 2 && !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
+
+	if (PG_ARGISNULL(0) || (!PG_ARGISNULL(1) && failures < 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_test_service_faults: give a device and a number of failures of 0 or more (NULL: unchanged)")));
+	PG_RETURN_INT32(setops_devices_inject_faults(PG_GETARG_INT32(0), failures, shared_only));
+}
+#endif							/* SETOPS_TEST_HOOKS */

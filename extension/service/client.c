@@ -1342,3 +1342,32 @@ setops_service_load_stats(SetopsServiceStats *stats)
 	}
 	return n;
 }
+
+/*
+ * For the tests: the emulated device fails the next failures operations
+ * on device (a launch, a shared trip of counts, a batch; with shared_only
+ * only shared trips of two or more counts), each as a GPU fault would,
+ * from the worker's threads; -1 leaves them as they are.  Returns the
+ * number left before.  ERRORs without an emulated service: a GPU is never
+ * made to fail.
+ */
+int
+setops_service_inject_faults(int device, int failures, bool shared_only)
+{
+	pg_atomic_uint32 *left;
+
+	if (setops_service == NULL || !setops_service_emulate)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("setops_test_service_faults: only the emulated GPU service (setops.service_emulate) takes injected faults")));
+	if (device < 0 || device >= SERVICE_MAX_DEVICES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_test_service_faults: device %d is not between 0 and %d",
+						device, SERVICE_MAX_DEVICES - 1)));
+	left = &setops_service->load[device].injected_faults;
+	if (failures < 0)
+		return (int) pg_atomic_read_u32(left);
+	pg_atomic_write_u32(&setops_service->load[device].injected_shared_only, shared_only);
+	return (int) pg_atomic_exchange_u32(left, (uint32) failures);
+}

@@ -52,16 +52,44 @@ emu_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
 	return SETOPS_GPU_OK;
 }
 
+/* the device this thread works on, as a GPU's current device */
+static __thread int emu_current = 0;
+
 static SetopsGpuStatus
 emu_use(int index, char *errbuf, size_t errlen)
 {
+	emu_current = index;
 	return SETOPS_GPU_OK;
 }
 
 static SetopsGpuStatus
 emu_use_stream(int index, int stream, char *errbuf, size_t errlen)
 {
+	emu_current = index;
 	return SETOPS_GPU_OK;
+}
+
+/*
+ * An operation of the current device (of ncounts counts in a shared trip,
+ * else 1) that fails as a GPU fault would, when the tests injected one
+ * (setops_service_inject_faults): one taken.
+ */
+static bool
+emu_fault(int ncounts, char *errbuf, size_t errlen)
+{
+	ServiceDeviceStats *d = &setops_service->load[emu_current];
+	pg_atomic_uint32 *left = &d->injected_faults;
+	uint32		n = pg_atomic_read_u32(left);
+
+	if (n > 0 && ncounts < 2 && pg_atomic_read_u32(&d->injected_shared_only))
+		return false;
+	while (n > 0)
+		if (pg_atomic_compare_exchange_u32(left, &n, n - 1))
+		{
+			snprintf(errbuf, errlen, "an injected fault on device %d", emu_current);
+			return true;
+		}
+	return false;
 }
 
 /* its memory is never lost */
@@ -219,7 +247,7 @@ emu_setop_sorted(SetopsGpuSetopArgs *args, const void *a, const void *b,
 }
 
 static SetopsGpuStatus
-emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+emu_setop_run(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 {
 	SetopsKeyType type = args->key_type;
 	size_t		ks = setops_key_size(type);
@@ -268,25 +296,53 @@ emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
 	return status;
 }
 
-/* Counts of keys on the device, each as emu_setop answers it. */
+/* one launch: an injected fault fails it */
+static SetopsGpuStatus
+emu_setop(SetopsGpuSetopArgs *args, char *errbuf, size_t errlen)
+{
+	if (emu_fault(1, errbuf, errlen))
+		return SETOPS_GPU_ERROR;
+	return emu_setop_run(args, errbuf, errlen);
+}
+
+/* Counts of keys on the device once a trip is done, each as emu_setop answers it. */
+static void
+emu_count_finish(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
+				 char (*errbufs)[SETOPS_GPU_ERRLEN])
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		statuses[i] = emu_setop_run(args[i], errbufs[i], SETOPS_GPU_ERRLEN);
+}
+
+/* The same in one trip: an injected fault fails every count of it. */
 static void
 emu_count_many(SetopsGpuSetopArgs **args, int n, SetopsGpuStatus *statuses,
 			   char (*errbufs)[SETOPS_GPU_ERRLEN])
 {
 	int			i;
 
-	for (i = 0; i < n; i++)
-		statuses[i] = emu_setop(args[i], errbufs[i], SETOPS_GPU_ERRLEN);
+	if (emu_fault(n, errbufs[0], SETOPS_GPU_ERRLEN))
+	{
+		for (i = 0; i < n; i++)
+		{
+			statuses[i] = SETOPS_GPU_ERROR;
+			strlcpy(errbufs[i], errbufs[0], SETOPS_GPU_ERRLEN);
+		}
+		return;
+	}
+	emu_count_finish(args, n, statuses, errbufs);
 }
 
 /*
  * The same in steps: the CPU engine answers when the counts are finished,
- * so a started trip is done at once.
+ * so a started trip is done at once (its start is where a fault shows).
  */
 static SetopsGpuStatus
 emu_count_start(SetopsGpuSetopArgs **args, int n, char *errbuf, size_t errlen)
 {
-	return SETOPS_GPU_OK;
+	return emu_fault(n, errbuf, errlen) ? SETOPS_GPU_ERROR : SETOPS_GPU_OK;
 }
 
 static int
@@ -314,6 +370,8 @@ emu_setop_batch(SetopsGpuBatchArgs *args, char *errbuf, size_t errlen)
 	SetopsSegd	as,
 				bs;
 
+	if (emu_fault(1, errbuf, errlen))
+		return SETOPS_GPU_ERROR;
 	as.nsegs = bs.nsegs = args->npairs;
 	as.starts = args->a_start;
 	as.lengths = args->a_len;
@@ -337,9 +395,12 @@ emu_count_batch(SetopsGpuBatchArgs *args, int count_mode, char *errbuf, size_t e
 {
 	SetopsKeyType type = args->key_type;
 	size_t		ks = setops_key_size(type);
-	void	   *scratch = malloc(SETOPS_CPU_COUNT_SCRATCH * ks);
+	void	   *scratch;
 	int64_t		p;
 
+	if (emu_fault(1, errbuf, errlen))
+		return SETOPS_GPU_ERROR;
+	scratch = malloc(SETOPS_CPU_COUNT_SCRATCH * ks);
 	if (scratch == NULL)
 		return EMU_OOM(errbuf, errlen);
 	for (p = 0; p < args->npairs; p++)
@@ -424,7 +485,7 @@ const DeviceOps setops_emulated_device = {
 	.count_start = emu_count_start,
 	.stream_done = emu_stream_done,
 	.stream_wait = emu_stream_wait,
-	.count_finish = emu_count_many,
+	.count_finish = emu_count_finish,
 	.setop_devices = emu_setop_devices,
 	.setop_batch = emu_setop_batch,
 	.count_batch = emu_count_batch,

@@ -258,6 +258,13 @@ typedef struct ServiceDeviceStats
 	pg_atomic_uint64 wait_us;	/* summed waits for an executor */
 	pg_atomic_uint64 run_us;	/* summed time executors ran them */
 	pg_atomic_uint64 copies;	/* cached arrays copied to the device for a request */
+	/*
+	 * Operations the emulated device is to fail next, as a GPU fault would
+	 * (set by the tests' setops_test_service_faults; never on a GPU), and
+	 * whether only shared trips of two or more counts take them.
+	 */
+	pg_atomic_uint32 injected_faults;
+	pg_atomic_uint32 injected_shared_only;
 } ServiceDeviceStats;
 
 typedef SetopsCacheStats ServiceCacheStats;

@@ -131,6 +131,8 @@ service_shmem_startup(void)
 			pg_atomic_init_u64(&d->wait_us, 0);
 			pg_atomic_init_u64(&d->run_us, 0);
 			pg_atomic_init_u64(&d->copies, 0);
+			pg_atomic_init_u32(&d->injected_faults, 0);
+			pg_atomic_init_u32(&d->injected_shared_only, 0);
 		}
 		setops_service->nslots = slot_count();
 		/* slots of whole pages, each aligned for any key or value */

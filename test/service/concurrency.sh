@@ -50,18 +50,9 @@ xacts=${2:-40}
 PG_CONFIG=${PG_CONFIG:-pg_config}
 bindir=$($PG_CONFIG --bindir)
 export PATH="$bindir:$PATH"
-work=$(mktemp -d /tmp/setops-service-conc.XXXXXX)
-chmod 755 "$work"
-db=setops_service_conc
-unset PGOPTIONS
-cleanup() {
-	psql -XAtq -d postgres -c 'SET client_min_messages = warning' -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-passed=0
-failed=0
-fail() { echo "FAILED: $*"; failed=$((failed + 1)); }
+# shellcheck source=test/service/lib.sh
+source "$(dirname "$0")/lib.sh"
+service_test_begin setops_service_conc setops-service-conc
 
 [ "$(psql -XAtq -d postgres -c "SELECT current_setting('shared_preload_libraries') ~ '\msetops\M'")" = t ] ||
 	{ echo "service_concurrency: setops is not preloaded (no GPU service)"; exit 1; }

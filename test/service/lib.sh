@@ -1,0 +1,23 @@
+# shellcheck shell=bash
+# test/service/lib.sh: sourced by the service tests (concurrency.sh,
+# faults.sh): a database of their own, dropped at exit, a work directory,
+# and their tallies of checks passed and failed.
+
+# service_test_begin DB NAME: sets db and work (/tmp/NAME.XXXXXX)
+service_test_begin() {
+	db=$1
+	work=$(mktemp -d "/tmp/$2.XXXXXX")
+	chmod 755 "$work"
+	unset PGOPTIONS
+	trap service_test_cleanup EXIT
+	passed=0
+	failed=0
+}
+
+service_test_cleanup() {
+	psql -XAtq -d postgres -c 'SET client_min_messages = warning' -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+
+fail() { echo "FAILED: $*"; failed=$((failed + 1)); }
+pass() { passed=$((passed + 1)); }
