@@ -11,6 +11,10 @@
  * packed result comes back as keys (out_packed_size 0), which the client
  * accepts.
  *
+ * The tests make it fail operations as a GPU fault would
+ * (setops_service_inject_faults: a device's next launches, shared trips of
+ * counts or batches), to test what a fault does to the requests around it.
+ *
  * Buffers are malloc'd: a failure is a status, as on a GPU.  Operations
  * run on the worker's executor threads and malloc their scratch; the other
  * requests' scratch is palloc'd in the worker's per-request context (an
