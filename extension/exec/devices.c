@@ -40,9 +40,9 @@ setops_devices_cache_stats(SetopsCacheStats *stats)
 
 /* For the tests: faults the emulated service's device injects (setops_service_inject_faults). */
 int
-setops_devices_inject_faults(int device, int failures, bool shared_only)
+setops_devices_inject_faults(int device, int failures, const char *kind)
 {
-	return setops_service_inject_faults(device, failures, shared_only);
+	return setops_service_inject_faults(device, failures, kind);
 }
 
 /* Each device's share of the GPU service's work (stats: SETOPS_MAX_DEVICES); how many. */

@@ -87,7 +87,7 @@ extern SetopsGpuStatus setops_devices_info(int index, SetopsGpuDeviceInfo *info,
 										   char *errbuf, size_t errlen);
 extern int	setops_devices_cache_stats(SetopsCacheStats *stats);
 extern int	setops_devices_service_stats(SetopsServiceStats *stats);
-extern int	setops_devices_inject_faults(int device, int failures, bool shared_only);
+extern int	setops_devices_inject_faults(int device, int failures, const char *kind);
 
 /* ---- batches (batch.c) ---- */
 

@@ -211,23 +211,24 @@ setops_auto_estimates(PG_FUNCTION_ARGS)
 
 #ifdef SETOPS_TEST_HOOKS
 /*
- * setops_test_service_faults(device, failures [, shared_only]): the
- * emulated GPU service's device fails its next failures operations (NULL:
- * unchanged; shared_only: only shared trips of two or more counts take
- * them); returns the number left before.  Only in builds for the tests,
- * declared by the suites that use it.
+ * setops_test_service_faults(device, failures [, kind]): the emulated GPU
+ * service's device fails its next failures operations (NULL: unchanged);
+ * kind any (default), shared (only shared trips of two or more counts
+ * take them) or reset (the device is reset too: its memory lost).
+ * Returns the number left before.  Only in builds for the tests, declared
+ * by the suites that use it.
  */
 PG_FUNCTION_INFO_V1(setops_test_service_faults);
 Datum
 setops_test_service_faults(PG_FUNCTION_ARGS)
 {
 	int32		failures = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT32(1);
-	bool		shared_only = PG_NARGS() > 2 && !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
+	char	   *kind = PG_NARGS() > 2 && !PG_ARGISNULL(2) ? text_to_cstring(PG_GETARG_TEXT_PP(2)) : "any";
 
 	if (PG_ARGISNULL(0) || (!PG_ARGISNULL(1) && failures < 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("setops_test_service_faults: give a device and a number of failures of 0 or more (NULL: unchanged)")));
-	PG_RETURN_INT32(setops_devices_inject_faults(PG_GETARG_INT32(0), failures, shared_only));
+	PG_RETURN_INT32(setops_devices_inject_faults(PG_GETARG_INT32(0), failures, kind));
 }
 #endif							/* SETOPS_TEST_HOOKS */

@@ -1345,15 +1345,18 @@ setops_service_load_stats(SetopsServiceStats *stats)
 
 /*
  * For the tests: the emulated device fails the next failures operations
- * on device (a launch, a shared trip of counts, a batch; with shared_only
- * only shared trips of two or more counts), each as a GPU fault would,
- * from the worker's threads; -1 leaves them as they are.  Returns the
- * number left before.  ERRORs without an emulated service: a GPU is never
- * made to fail.
+ * on device (a launch, a shared trip of counts, a batch), each as a GPU
+ * fault would, from the worker's threads; kind "any", "shared" (only
+ * shared trips of two or more counts take them) or "reset" (the device is
+ * reset too, its memory lost); failures -1 leaves them as they are.
+ * Returns the number left before.  ERRORs without an emulated service: a
+ * GPU is never made to fail.
  */
 int
-setops_service_inject_faults(int device, int failures, bool shared_only)
+setops_service_inject_faults(int device, int failures, const char *kind)
 {
+	uint32		k = SERVICE_FAULT_ANY;
+
 	pg_atomic_uint32 *left;
 
 	if (setops_service == NULL || !setops_service_emulate)
@@ -1365,9 +1368,17 @@ setops_service_inject_faults(int device, int failures, bool shared_only)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("setops_test_service_faults: device %d is not between 0 and %d",
 						device, SERVICE_MAX_DEVICES - 1)));
+	if (strcmp(kind, "shared") == 0)
+		k = SERVICE_FAULT_SHARED;
+	else if (strcmp(kind, "reset") == 0)
+		k = SERVICE_FAULT_RESET;
+	else if (strcmp(kind, "any") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("setops_test_service_faults: kind \"%s\" is not any, shared or reset", kind)));
 	left = &setops_service->load[device].injected_faults;
 	if (failures < 0)
 		return (int) pg_atomic_read_u32(left);
-	pg_atomic_write_u32(&setops_service->load[device].injected_shared_only, shared_only);
+	pg_atomic_write_u32(&setops_service->load[device].injected_kind, k);
 	return (int) pg_atomic_exchange_u32(left, (uint32) failures);
 }

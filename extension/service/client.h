@@ -65,7 +65,7 @@ extern void setops_service_put_release(SetopsPutWriter *w);
 extern void setops_service_refresh_devices(void);
 extern int	setops_service_cache_stats(SetopsCacheStats *stats);
 extern int	setops_service_load_stats(SetopsServiceStats *stats);
-extern int	setops_service_inject_faults(int device, int failures, bool shared_only);
+extern int	setops_service_inject_faults(int device, int failures, const char *kind);
 
 /*
  * client_batch.c.  setops_service_batch sends pairs

@@ -672,22 +672,30 @@ service_cache_hint(const SetopsCacheKey *key, int device)
  * from another device's copy.  Made copies stay in the cache when there
  * is room (arrays used together end up together, and a hot array on every
  * device that serves it); else the copy is the request's alone and freed
- * with the hold.
+ * with the hold.  The job that reads it was bound to device before
+ * (service_exec_bind): a reset since shows there, one after here.
  */
 SetopsGpuStatus
 service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hold,
 				   const void **keys, char *errbuf, size_t errlen)
 {
-	CacheEntry *e = ref_entry(ref);
+	CacheEntry *e;
 	SetopsGpuStatus status;
 	void	   *copy = NULL;
 	uint64		copy_epoch = 0;
-	int			src;
+	bool		reset = false;
+	int			src,
+				d;
 
 	memset(hold, 0, sizeof(*hold));
+	/* (a device reset since the request found its arrays drops its copies) */
+	for (d = 0; d < ndev; d++)
+		reset |= check_epoch(d);
+	e = ref_entry(ref);
 	if (e == NULL || e->ncopies == 0)
 	{
-		snprintf(errbuf, errlen, "internal error: a cached array went away under its request");
+		snprintf(errbuf, errlen, "%s", reset ? SERVICE_RESET_MSG :
+				 "internal error: a cached array went away under its request");
 		return SETOPS_GPU_ERROR;
 	}
 	if (e->copy[device].keys == NULL)
@@ -703,6 +711,12 @@ service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hol
 		if (status == SETOPS_GPU_OK)
 			status = service_device->buffer_copy_peer(copy, device, e->copy[src].keys, src,
 													  e->bytes, errbuf, errlen);
+		/* (a reset of the source since its copies were checked: what was read may be lost) */
+		if (status == SETOPS_GPU_OK && service_device->device_epoch(src) != epoch[src])
+		{
+			snprintf(errbuf, errlen, "%s", SERVICE_RESET_MSG);
+			status = SETOPS_GPU_ERROR;
+		}
 		if (status != SETOPS_GPU_OK)
 		{
 			if (copy != NULL)

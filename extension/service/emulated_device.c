@@ -23,6 +23,8 @@
  */
 #include "postgres.h"
 
+#include <pthread.h>
+
 #include "utils/memutils.h"
 
 #include "setops.h"
@@ -59,6 +61,42 @@ emu_info(int index, SetopsGpuDeviceInfo *info, char *errbuf, size_t errlen)
 /* the device this thread works on, as a GPU's current device */
 static __thread int emu_current = 0;
 
+/*
+ * Each device's buffers, listed behind a header so that a reset (an
+ * injected fault of kind reset) can lose them all, and its resets (its
+ * epoch is one more).  A lost buffer is filled with a poison (every key
+ * -1) and stays allocated, so that whoever frees it still may, and a
+ * request that reads it after the reset answers wrong where a GPU would
+ * read another context's memory: the service must not.
+ */
+typedef struct EmuBuffer
+{
+	struct EmuBuffer *prev;
+	struct EmuBuffer *next;
+	size_t		bytes;
+	int			device;
+} EmuBuffer;
+
+/* the keys after the header, 16-byte aligned as on a GPU */
+#define EMU_HEADER TYPEALIGN(16, sizeof(EmuBuffer))
+
+static pthread_mutex_t emu_buffers_lock = PTHREAD_MUTEX_INITIALIZER;
+static EmuBuffer *emu_buffers[SERVICE_MAX_DEVICES];
+static uint64 emu_resets[SERVICE_MAX_DEVICES];
+
+/* Device's memory lost, as a reset after a sticky fault loses it. */
+static void
+emu_reset(int device)
+{
+	EmuBuffer  *b;
+
+	pthread_mutex_lock(&emu_buffers_lock);
+	__atomic_add_fetch(&emu_resets[device], 1, __ATOMIC_SEQ_CST);
+	for (b = emu_buffers[device]; b != NULL; b = b->next)
+		memset((char *) b + EMU_HEADER, 0xFF, b->bytes);
+	pthread_mutex_unlock(&emu_buffers_lock);
+}
+
 static SetopsGpuStatus
 emu_use(int index, char *errbuf, size_t errlen)
 {
@@ -83,30 +121,34 @@ emu_fault(int ncounts, char *errbuf, size_t errlen)
 {
 	ServiceDeviceStats *d = &setops_service->load[emu_current];
 	pg_atomic_uint32 *left = &d->injected_faults;
-	uint32		n = pg_atomic_read_u32(left);
+	uint32		n = pg_atomic_read_u32(left),
+				kind = pg_atomic_read_u32(&d->injected_kind);
 
-	if (n > 0 && ncounts < 2 && pg_atomic_read_u32(&d->injected_shared_only))
+	if (n > 0 && ncounts < 2 && kind == SERVICE_FAULT_SHARED)
 		return false;
 	while (n > 0)
 		if (pg_atomic_compare_exchange_u32(left, &n, n - 1))
 		{
-			snprintf(errbuf, errlen, "an injected fault on device %d", emu_current);
+			if (kind == SERVICE_FAULT_RESET)
+				emu_reset(emu_current);
+			snprintf(errbuf, errlen, "an injected fault on device %d%s", emu_current,
+					 kind == SERVICE_FAULT_RESET ? ", which reset it" : "");
 			return true;
 		}
 	return false;
 }
 
-/* its memory is never lost */
-static uint64_t
-emu_epoch(void)
-{
-	return 1;
-}
-
+/* its memory is lost only in an injected reset */
 static uint64_t
 emu_device_epoch(int index)
 {
-	return 1;
+	return 1 + __atomic_load_n(&emu_resets[index], __ATOMIC_SEQ_CST);
+}
+
+static uint64_t
+emu_epoch(void)
+{
+	return emu_device_epoch(emu_current);
 }
 
 static SetopsGpuStatus
@@ -129,19 +171,44 @@ emu_set_interrupt_callback(SetopsGpuInterruptFn fn)
 static SetopsGpuStatus
 emu_buffer_alloc(size_t bytes, void **p, char *errbuf, size_t errlen)
 {
-	*p = malloc(bytes + SETOPS_CPU_OUTPUT_SLACK * sizeof(int64_t));
-	if (*p == NULL)
+	EmuBuffer  *b = malloc(EMU_HEADER + bytes + SETOPS_CPU_OUTPUT_SLACK * sizeof(int64_t));
+
+	*p = NULL;
+	if (b == NULL)
 	{
 		snprintf(errbuf, errlen, "out of memory for a buffer of %zu bytes", bytes);
 		return SETOPS_GPU_OUT_OF_MEMORY;
 	}
+	b->bytes = bytes;
+	b->device = emu_current;
+	b->prev = NULL;
+	pthread_mutex_lock(&emu_buffers_lock);
+	b->next = emu_buffers[b->device];
+	if (b->next != NULL)
+		b->next->prev = b;
+	emu_buffers[b->device] = b;
+	pthread_mutex_unlock(&emu_buffers_lock);
+	*p = (char *) b + EMU_HEADER;
 	return SETOPS_GPU_OK;
 }
 
 static void
 emu_buffer_free(void *p)
 {
-	free(p);
+	EmuBuffer  *b;
+
+	if (p == NULL)
+		return;
+	b = (EmuBuffer *) ((char *) p - EMU_HEADER);
+	pthread_mutex_lock(&emu_buffers_lock);
+	if (b->prev != NULL)
+		b->prev->next = b->next;
+	else
+		emu_buffers[b->device] = b->next;
+	if (b->next != NULL)
+		b->next->prev = b->prev;
+	pthread_mutex_unlock(&emu_buffers_lock);
+	free(b);
 }
 
 static SetopsGpuStatus

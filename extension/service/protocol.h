@@ -249,6 +249,12 @@ typedef struct ServiceSlot
  * Each device's share of the service's work, for setops_service_stats()
  * and the router: updated by the worker's threads, read by any backend.
  */
+/* injected faults: any launch takes one; only shared trips of two or more
+ * counts do; any launch, and the device is reset (its memory lost) */
+#define SERVICE_FAULT_ANY		0
+#define SERVICE_FAULT_SHARED	1
+#define SERVICE_FAULT_RESET		2
+
 typedef struct ServiceDeviceStats
 {
 	pg_atomic_uint32 queued;	/* operations queued or running now */
@@ -261,10 +267,10 @@ typedef struct ServiceDeviceStats
 	/*
 	 * Operations the emulated device is to fail next, as a GPU fault would
 	 * (set by the tests' setops_test_service_faults; never on a GPU), and
-	 * whether only shared trips of two or more counts take them.
+	 * how (SERVICE_FAULT_*).
 	 */
 	pg_atomic_uint32 injected_faults;
-	pg_atomic_uint32 injected_shared_only;
+	pg_atomic_uint32 injected_kind;
 } ServiceDeviceStats;
 
 typedef SetopsCacheStats ServiceCacheStats;

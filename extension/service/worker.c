@@ -132,7 +132,7 @@ service_shmem_startup(void)
 			pg_atomic_init_u64(&d->run_us, 0);
 			pg_atomic_init_u64(&d->copies, 0);
 			pg_atomic_init_u32(&d->injected_faults, 0);
-			pg_atomic_init_u32(&d->injected_shared_only, 0);
+			pg_atomic_init_u32(&d->injected_kind, SERVICE_FAULT_ANY);
 		}
 		setops_service->nslots = slot_count();
 		/* slots of whole pages, each aligned for any key or value */
@@ -416,7 +416,7 @@ handle_setop(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen)
 
 	/* on its device, the cached keys held there, by an executor */
 	job = service_exec_job(slot_index);
-	job->device = choose_device(r->a_cached ? &a_ref : NULL, r->b_cached ? &b_ref : NULL);
+	service_exec_bind(job, choose_device(r->a_cached ? &a_ref : NULL, r->b_cached ? &b_ref : NULL));
 	/* (an ERROR while holding, a copy between devices stopped, say, drops the job and its holds) */
 	PG_TRY();
 	{

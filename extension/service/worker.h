@@ -84,6 +84,7 @@ typedef struct ServiceJob
 	int			device;
 	SetopsGpuSetopArgs args;	/* bound to the slot's arena and the cache */
 	ServiceCacheHold holds[2];	/* released once the job is reaped */
+	uint64		epoch;			/* its device's context when bound to it (service_exec_bind) */
 	double		submitted_ms;
 	double		ms_queue;		/* its wait for an executor */
 	/* set by the thread */
@@ -104,7 +105,11 @@ extern int	setops_service_count_runners;
 extern int	setops_service_count_trips;
 extern bool service_poll(void *const volatile *word, const volatile sig_atomic_t *flag);
 extern void service_exec_start(void);
+/* a request whose arrays on a device a reset lost (after a device fault) */
+#define SERVICE_RESET_MSG "the GPU was reset (a device fault) after this request's arrays were placed on it; run it again"
+
 extern ServiceJob *service_exec_job(int slot_index);
+extern void service_exec_bind(ServiceJob *job, int device);
 extern void service_exec_submit(ServiceJob *job);
 extern void service_exec_drop(ServiceJob *job);
 extern int	service_exec_load(int device);

@@ -121,6 +121,7 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	int64		i;
 	int			device = 0;
 	volatile bool ran = false;
+	uint64		epochs[SERVICE_MAX_DEVICES];
 
 	memset(&args, 0, sizeof(args));
 	args.op = r->op;
@@ -153,6 +154,9 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 	 * between devices may too), or the rows would stay pinned, never to be
 	 * evicted.
 	 */
+	/* (the devices' memory before the rows are held: a reset since loses them) */
+	for (i = 0; i < setops_service->ndevices; i++)
+		epochs[i] = service_device->device_epoch(i);
 	PG_TRY();
 	{
 		status = SETOPS_GPU_OK;
@@ -166,6 +170,12 @@ service_run_batch(ServiceSlot *slot, int slot_index, char *errbuf, size_t errlen
 				status = service_device->count_batch(&args, r->count_mode, errbuf, errlen);
 			else if (status == SETOPS_GPU_OK)
 				status = service_device->setop_batch(&args, errbuf, errlen);
+			if (status == SETOPS_GPU_OK && holds != NULL &&
+				service_device->device_epoch(device) != epochs[device])
+			{
+				status = SETOPS_GPU_ERROR;
+				snprintf(errbuf, errlen, "%s", SERVICE_RESET_MSG);
+			}
 		}
 	}
 	PG_FINALLY();

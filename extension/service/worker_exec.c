@@ -195,6 +195,53 @@ count_run(ServiceJob **jobs, int n, double t0)
 		jobs[i]->ms_queue = t0 - jobs[i]->submitted_ms;
 }
 
+/*
+ * A job whose device was reset (after a device fault) since it was bound
+ * there: the keys it holds there are gone, and a launch would read
+ * whatever the device put in their place.
+ */
+static bool
+job_stale(const ServiceJob *job)
+{
+	return (job->args.a_dev != NULL || job->args.b_dev != NULL) &&
+		service_device->device_epoch(job->device) != job->epoch;
+}
+
+/* jobs[0..n) less the stale ones, answered with an error; how many are left */
+static int
+drop_stale(ServiceJob **jobs, int n)
+{
+	int			kept = 0,
+				i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (!job_stale(jobs[i]))
+			jobs[kept++] = jobs[i];
+		else
+		{
+			jobs[i]->ms_queue = setops_clock_ms() - jobs[i]->submitted_ms;
+			answer_job(jobs[i], SETOPS_GPU_ERROR, SERVICE_RESET_MSG);
+		}
+	}
+	return kept;
+}
+
+/*
+ * Counts of jobs[0..n) answered, statuses[] theirs: one whose device was
+ * reset since it was bound fails, and goes again alone (answer_counts),
+ * where drop_stale answers it.
+ */
+static void
+fail_stale(ServiceJob **jobs, int n, SetopsGpuStatus *statuses)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (job_stale(jobs[i]))
+			statuses[i] = SETOPS_GPU_ERROR;
+}
+
 /* Run one job: its operation, its answer. */
 static void
 run_job(const Executor *x, ServiceJob *job)
@@ -203,11 +250,19 @@ run_job(const Executor *x, ServiceJob *job)
 	SetopsGpuStatus status;
 	double		t0 = setops_clock_ms();
 
+	if (drop_stale(&job, 1) == 0)
+		return;
 	status = service_device->use_stream(job->device, x->stream, errbuf, sizeof(errbuf));
 	service_serving = &setops_service->slots[job->slot_index];
 	if (status == SETOPS_GPU_OK)
 		status = service_device->setop(&job->args, errbuf, sizeof(errbuf));
 	service_serving = NULL;
+	/* (a reset while it ran: what it read may have been lost under it) */
+	if (status == SETOPS_GPU_OK && job_stale(job))
+	{
+		status = SETOPS_GPU_ERROR;
+		strlcpy(errbuf, SERVICE_RESET_MSG, sizeof(errbuf));
+	}
 	count_run(&job, 1, t0);
 	answer_job(job, status, errbuf);
 }
@@ -261,11 +316,14 @@ run_counts(const Executor *x, ServiceJob **jobs, int n)
 	double		t0 = setops_clock_ms();
 	int			i;
 
+	if ((n = drop_stale(jobs, n)) == 0)
+		return;
 	status = service_device->use_stream(jobs[0]->device, x->stream, errbufs[0], SETOPS_GPU_ERRLEN);
 	for (i = 0; i < n; i++)
 		args[i] = &jobs[i]->args;
 	if (status == SETOPS_GPU_OK)
 		service_device->count_many(args, n, statuses, errbufs);
+	fail_stale(jobs, n, statuses);
 	count_run(jobs, n, t0);
 	answer_counts(x->stream, jobs, n, status, statuses, errbufs);
 }
@@ -380,6 +438,7 @@ trip_end(const CountRunner *r, CountTrip *t, SetopsGpuStatus status)
 	}
 	if (status == SETOPS_GPU_OK)
 		service_device->count_finish(args, n, statuses, errbufs);
+	fail_stale(t->jobs, n, statuses);
 	count_run(t->jobs, n, t->t0);
 	for (i = 0; i < n; i++)
 	{
@@ -406,7 +465,8 @@ trip_start(const CountRunner *r, CountTrip *t)
 	int			i;
 
 	t->t0 = setops_clock_ms();
-	t->epoch = service_device->device_epoch(r->device);
+	/* (its counts' device memory as they were bound to it: drop_stale kept those alike) */
+	t->epoch = t->jobs[0]->epoch;
 	for (i = 0; i < t->n; i++)
 		args[i] = &t->jobs[i]->args;
 	t->failed = service_device->use_stream(r->device, t->stream, errbuf, sizeof(errbuf));
@@ -427,6 +487,7 @@ trip_take(const CountRunner *r, CountTrip *t)
 	if (q->head != NULL)
 		t->n = take_jobs(q, t->jobs);
 	pthread_mutex_unlock(&q->lock);
+	t->n = drop_stale(t->jobs, t->n);
 	if (t->n > 0)
 		trip_start(r, t);
 }
@@ -749,6 +810,17 @@ service_exec_job(int slot_index)
 	memset(job, 0, sizeof(*job));
 	job->slot_index = slot_index;
 	return job;
+}
+
+/*
+ * Job to run on device, before what it reads there is held (the device's
+ * memory as it is now: a reset later loses it, job_stale).
+ */
+void
+service_exec_bind(ServiceJob *job, int device)
+{
+	job->device = device;
+	job->epoch = service_device->device_epoch(device);
 }
 
 /* A job done with: what it held released, back to the free list. */

@@ -70,7 +70,7 @@ hold_part(ServiceSplit *s, int k, const ServiceCacheRef *a, const ServiceCacheRe
 	const void *keys[2] = {NULL, NULL};
 	size_t		ks = setops_key_size(s->whole.key_type);
 
-	job->device = k;
+	service_exec_bind(job, k);
 	job->split = s;
 	job->part = k;
 	if (service_cache_hold_pair(first, second, k, job->holds, &keys[0], &keys[1],

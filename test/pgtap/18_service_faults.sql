@@ -14,6 +14,9 @@
 --     right (no hold, slot or part left behind); the same with both
 --     devices faulted at once, and for a predicate;
 --   in auto mode a failure falls back to the CPU engine: right answers;
+--   a fault that resets a part's device (the emulated device fills what
+--     it held with -1s): the request fails, saying so, and the requests
+--     after it are right (none reads what was lost);
 --   a set operation and a count batch from the backend's own arrays fail
 --     with the device's message in gpu mode.
 -- Answers are checked against the SQL reference (reference.psql).  Runs
@@ -35,7 +38,7 @@ SELECT current_setting('setops.service_emulate', true) = 'on'
 RESET client_min_messages;
 
 \if :faults_apply
-CREATE FUNCTION pg_temp.faults(device int, failures int) RETURNS int
+CREATE FUNCTION pg_temp.faults(device int, failures int, kind text DEFAULT 'any') RETURNS int
     AS '$libdir/setops', 'setops_test_service_faults' LANGUAGE C;
 -- faults for devices 0 and 1 (what was left is dropped)
 CREATE FUNCTION pg_temp.inject(d0 int, d1 int) RETURNS text LANGUAGE sql AS $$
@@ -74,7 +77,7 @@ SELECT coalesce((SELECT min(capacity_bytes - bytes) FROM setops_cache_stats()), 
 
 \if :faults_apply
 \if :fault_room
-SELECT plan(16);
+SELECT plan(20);
 -- nothing injected yet; the pairs cached (the first call puts them)
 SELECT pg_temp.inject(0, 0);
 SELECT '# warm: ' || string_agg(array_intersect_count(a, b)::text, ' ') FROM fault_rows;
@@ -128,6 +131,22 @@ SELECT is(pg_temp.try('SELECT array_intersect_count(a, b)::text || '' '' || arra
           (SELECT icount::text || ' ' || ov::text FROM fault_want WHERE id = 1),
           'auto: with faults injected the answers are right (a failed GPU call falls back to the CPU engine)');
 SET LOCAL setops.device = gpu;
+
+-- a fault that resets device 1 under a part: the part's count cannot go
+-- again (its arrays there are lost), so the request fails; the arrays go
+-- there again, and the next request is right
+SELECT pg_temp.inject(0, 0);
+SELECT '# reset injected: ' || pg_temp.faults(1, 1, 'reset');
+SELECT matches(pg_temp.try('SELECT array_intersect_count(a, b) FROM fault_rows WHERE id = 1'),
+               '^ERROR: array_intersect_count: the GPU failed: (an injected fault on device 1, which reset it|the GPU was reset \(a device fault\) after this request''s arrays were placed on it; run it again)$',
+               'a fault that resets the device under a part: the request fails, saying so');
+SELECT is(pg_temp.faults(1, NULL), 0, 'the reset was taken');
+SELECT is(pg_temp.try('SELECT array_intersect_count(a, b)::text || '' '' || array_union_count(a, b)::text FROM fault_rows WHERE id = 1'),
+          (SELECT icount::text || ' ' || ucount::text FROM fault_want WHERE id = 1),
+          'after the reset the pair''s counts are right (none read what the reset lost)');
+SELECT is(pg_temp.try('SELECT array_intersect_count(a, b)::text FROM fault_rows WHERE id = 2'),
+          (SELECT icount::text FROM fault_want WHERE id = 2),
+          'and the small pair''s');
 
 -- a set operation and a count batch of the backend's own arrays
 SELECT pg_temp.inject(1, 1);
