@@ -13,7 +13,8 @@
  *
  * The tests make it fail operations as a GPU fault would
  * (setops_service_inject_faults: a device's next launches, shared trips of
- * counts or batches), to test what a fault does to the requests around it.
+ * counts or batches), and reset a device after one (its memory lost), to
+ * test what a fault does to the requests around it.
  *
  * Buffers are malloc'd: a failure is a status, as on a GPU.  Operations
  * run on the worker's executor threads and malloc their scratch; the other
