@@ -2,9 +2,10 @@
 -- request they hit and nothing else, and the service goes on.
 --
 -- The emulated service's devices fail the operations a test asks them to
--- (setops_test_service_faults(device, n): the next n launches, shared
--- trips of counts or batches on that device fail as a GPU fault would;
--- a test hook of builds for the tests).  A count of two stored arrays
+-- (setops_test_service_faults(device, n, kind): the next n launches,
+-- shared trips of counts or batches on that device fail as a GPU fault
+-- would, and with kind reset the device loses its memory too; a test hook
+-- of builds for the tests).  A count of two stored arrays
 -- large enough to be cut over both devices (worker_split.c) and a small
 -- one on one device are counted with faults injected:
 --   one fault under a part: the part's trip fails, its count goes again
