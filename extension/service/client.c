@@ -1356,7 +1356,6 @@ int
 setops_service_inject_faults(int device, int failures, const char *kind)
 {
 	uint32		k = SERVICE_FAULT_ANY;
-
 	pg_atomic_uint32 *left;
 
 	if (setops_service == NULL || !setops_service_emulate)

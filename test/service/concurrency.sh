@@ -47,18 +47,13 @@
 set -euo pipefail
 clients=${1:-48}
 xacts=${2:-40}
-PG_CONFIG=${PG_CONFIG:-pg_config}
-bindir=$($PG_CONFIG --bindir)
-export PATH="$bindir:$PATH"
 # shellcheck source=test/service/lib.sh
 source "$(dirname "$0")/lib.sh"
 service_test_begin setops_service_conc setops-service-conc
 
 [ "$(psql -XAtq -d postgres -c "SELECT current_setting('shared_preload_libraries') ~ '\msetops\M'")" = t ] ||
 	{ echo "service_concurrency: setops is not preloaded (no GPU service)"; exit 1; }
-psql -XAtq -d postgres -c 'SET client_min_messages = warning' -c "DROP DATABASE IF EXISTS $db" \
-	-c "CREATE DATABASE $db" >/dev/null
-export PGDATABASE=$db
+service_test_database
 psql -XAtq -c 'CREATE EXTENSION setops' >/dev/null
 slots=$(psql -XAtq -c 'SHOW setops.service_slots')
 if [ "$slots" -lt 0 ]; then

@@ -41,18 +41,13 @@
 set -euo pipefail
 sessions=${1:-16}
 calls=${2:-400}
-PG_CONFIG=${PG_CONFIG:-pg_config}
-bindir=$($PG_CONFIG --bindir)
-export PATH="$bindir:$PATH"
 # shellcheck source=test/service/lib.sh
 source "$(dirname "$0")/lib.sh"
 service_test_begin setops_service_faults setops-service-faults
 
 [ "$(psql -XAtq -d postgres -c "SELECT current_setting('setops.service_emulate', true) = 'on' AND current_setting('shared_preload_libraries') ~ '\msetops\M'")" = t ] ||
 	{ echo "service_faults: needs the GPU service emulated (setops.service_emulate = on, setops preloaded)"; exit 1; }
-psql -XAtq -d postgres -c 'SET client_min_messages = warning' -c "DROP DATABASE IF EXISTS $db" \
-	-c "CREATE DATABASE $db" >/dev/null
-export PGDATABASE=$db
+service_test_database
 psql -Xq -v ON_ERROR_STOP=1 <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION setops;
