@@ -117,6 +117,7 @@ static MemoryContext cache_cxt = NULL;
 static int	ndev = 0;
 static uint64 next_serial = 0;
 static uint64 removals = 0;		/* entries that left the table: refs' pointers go stale */
+static uint64 resets = 0;		/* device resets seen: refs' arrays may have gone with them */
 static Size capacity[SERVICE_MAX_DEVICES];
 static Size used[SERVICE_MAX_DEVICES];
 static int64 nentries[SERVICE_MAX_DEVICES];
@@ -334,6 +335,7 @@ check_epoch(int device)
 		if (pending[i].active && pending[i].device == device)
 			drop_pending(i, false);
 	epoch[device] = now;
+	resets++;
 	publish(device, count_nothing, 0);
 	return true;
 }
@@ -541,6 +543,7 @@ service_cache_find(const SetopsCacheKey *key, ServiceCacheRef *ref)
 	ref->devices = devices_of(e);
 	ref->entry = e;
 	ref->removals = removals;
+	ref->resets = resets;
 	return true;
 }
 
@@ -683,18 +686,17 @@ service_cache_hold(const ServiceCacheRef *ref, int device, ServiceCacheHold *hol
 	SetopsGpuStatus status;
 	void	   *copy = NULL;
 	uint64		copy_epoch = 0;
-	bool		reset = false;
 	int			src,
 				d;
 
 	memset(hold, 0, sizeof(*hold));
 	/* (a device reset since the request found its arrays drops its copies) */
 	for (d = 0; d < ndev; d++)
-		reset |= check_epoch(d);
+		(void) check_epoch(d);
 	e = ref_entry(ref);
 	if (e == NULL || e->ncopies == 0)
 	{
-		snprintf(errbuf, errlen, "%s", reset ? SERVICE_RESET_MSG :
+		snprintf(errbuf, errlen, "%s", ref->resets != resets ? SERVICE_RESET_MSG :
 				 "internal error: a cached array went away under its request");
 		return SETOPS_GPU_ERROR;
 	}

@@ -33,6 +33,7 @@ typedef struct ServiceCacheRef
 	/* the entry itself, while no entry has left the cache since (removals) */
 	void	   *entry;
 	uint64		removals;
+	uint64		resets;			/* device resets the cache had seen (a gone entry's cause) */
 } ServiceCacheRef;
 
 /* What a request in flight holds of the cache (service_cache_hold). */
@@ -105,9 +106,6 @@ extern int	setops_service_count_runners;
 extern int	setops_service_count_trips;
 extern bool service_poll(void *const volatile *word, const volatile sig_atomic_t *flag);
 extern void service_exec_start(void);
-/* a request whose arrays on a device a reset lost (after a device fault) */
-#define SERVICE_RESET_MSG "the GPU was reset (a device fault) after this request's arrays were placed on it; run it again"
-
 extern ServiceJob *service_exec_job(int slot_index);
 extern void service_exec_bind(ServiceJob *job, int device);
 extern void service_exec_submit(ServiceJob *job);
@@ -116,6 +114,9 @@ extern int	service_exec_load(int device);
 extern bool service_exec_reap(void);
 extern bool service_exec_thread(void);
 extern void service_exec_stop(void);
+
+/* a request whose arrays on a device a reset lost (after a device fault) */
+#define SERVICE_RESET_MSG "the GPU was reset (a device fault) after this request's arrays were placed on it; run it again"
 
 /* worker.c: how a slot's answer reaches its backend (any thread) */
 extern __thread ServiceSlot *service_serving;
